@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# edgeq build: BPF objects -> libbpf skeletons -> the `edgeq` command and the
+# tests.  `make deps` installs the Debian packages that are missing; every
+# target that needs them depends on it (a no-op once they are present).
+
+CLANG	?= clang
+BPFTOOL	?= bpftool
+CC	?= gcc
+OUT	:= build
+ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+
+# Debian 12 packages: build, run, test.  Keep in step with README.md.
+DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
+	      libelf-dev zlib1g-dev pkg-config gcc make
+DEPS_RUN   := iproute2 ethtool
+DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux
+DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
+
+# -mcpu=v3: v4 objects do not load on a 6.1 kernel (Debian 12).
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+	      -Iinclude -I/usr/include/$(MULTIARCH)
+CFLAGS	?= -O2 -g
+CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
+	   -Iinclude -Iuser/common -I$(OUT)/skel -D_GNU_SOURCE
+PKG_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS	   := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
+LIB_SRCS   := $(wildcard user/common/*.c)
+LIB_OBJS   := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
+LIB	   := $(OUT)/libedgeq.a
+EDGEQ_SRCS := $(wildcard loaders/*.c)
+EDGEQ_OBJS := $(patsubst %.c,$(OUT)/%.o,$(EDGEQ_SRCS))
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
+BPFT_SRCS  := $(wildcard tests/bpf/test_*.c)
+BPFT_BINS  := $(patsubst tests/bpf/%.c,$(OUT)/tests/bpf/%,$(BPFT_SRCS))
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
+
+.PHONY: all deps test test-unit test-bpf test-netns bench demo clean
+
+all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
+
+deps: $(OUT)/.deps
+$(OUT)/.deps: Makefile
+	@mkdir -p $(OUT)
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+		| grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "deps: run as root to install packages" >&2; exit 1; fi; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections; \
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+			|| { echo "deps: apt-get install failed" >&2; exit 1; }; \
+	fi
+	@touch $@
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/*.h include/edgeq/*.h | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.o: %.c $(SKELS) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h) | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(OUT)/edgeq: $(EDGEQ_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
+
+$(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
+
+$(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c tests/bpf/pkt.h | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/bench/%: $(OUT)/bench/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
+	$(CC) $(CFLAGS) -Itests/bpf -o $@ $^ $(PKG_LIBS)
+
+# Each layer prints TAP; tests/run.sh adds them up into one summary line.
+test: all
+	@tests/run.sh all
+
+test-unit: $(UNIT_BINS)
+	@tests/run.sh unit
+
+test-bpf: $(BPFT_BINS) $(OUT)/edgeq
+	@tests/run.sh bpf
+
+test-netns: $(OUT)/edgeq
+	@tests/run.sh netns
+
+bench: all
+	@bench/run.sh
+
+demo: $(OUT)/edgeq
+	@tests/demo.sh
+
+clean:
+	rm -rf $(OUT)

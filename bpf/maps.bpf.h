@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The maps every edgeq BPF object declares.  Each object gets its own
+ * definitions; the loader pins the first object's maps and makes the others
+ * reuse them (bpf_map__reuse_fd), so they all share one instance per
+ * interface.  Value layouts live in include/edgeq/maps.h.
+ */
+#ifndef EDGEQ_MAPS_BPF_H
+#define EDGEQ_MAPS_BPF_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "edgeq/maps.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct eq_config);
+} eq_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EQ_MAX_PREFIXES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct eq_prefix_key);
+	__type(value, struct eq_prefix_val);
+} eq_prefixes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__type(key, __u32);
+	__type(value, struct eq_peer);
+} eq_peers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__type(key, struct eq_addr);
+	__type(value, struct eq_underlay_val);
+} eq_underlay SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct eq_stats);
+} eq_stats SEC(".maps");
+
+/* Map an IPv4 address (network order) to ::ffff:a.b.c.d. */
+static __always_inline void eq_addr_from_v4(struct eq_addr *a, __be32 v4)
+{
+	__builtin_memset(a, 0, sizeof(*a));
+	a->a[10] = 0xff;
+	a->a[11] = 0xff;
+	__builtin_memcpy(&a->a[12], &v4, 4);
+}
+
+#endif

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * TC egress: classify IPv4/IPv6 packets by destination against the peer
+ * prefixes and carry the hits in the edgeq tunnel.  Misses leave untouched.
+ *
+ * The encapsulation grows the packet in front of the inner IP header
+ * (bpf_skb_adjust_room at the MAC layer, declared as a UDP tunnel so GSO
+ * still works) and writes outer IP, UDP and the edgeq DATA header in one
+ * store.  The Ethernet header stays: overlay prefixes route out of this
+ * interface through the same next hop as the peer's underlay address.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "edgeq/wire.h"
+#include "edgeq/csum.h"
+#include "edgeq/ecn.h"
+#include "maps.bpf.h"
+
+struct outer_v4 {
+	struct iphdr	ip;
+	struct udphdr	udp;
+	struct eq_hdr	eq;
+} __attribute__((packed));
+
+struct outer_v6 {
+	struct ipv6hdr	ip;
+	struct udphdr	udp;
+	struct eq_hdr	eq;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct eq_hdr) == EQ_HDR_LEN, "edgeq header size");
+_Static_assert(sizeof(struct outer_v4) == EQ_OVERHEAD_V4, "v4 overhead");
+_Static_assert(sizeof(struct outer_v6) == EQ_OVERHEAD_V6, "v6 overhead");
+
+/* What the classifier needs from the inner IP header. */
+struct inner_info {
+	struct eq_prefix_key	key;
+	__u8			tos;	/* IPv4 TOS or IPv6 traffic class */
+	__u8			proto;	/* EQ_PROTO_IPV4 / EQ_PROTO_IPV6 */
+};
+
+static __always_inline int parse_inner(struct __sk_buff *skb, struct inner_info *in)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = data + ETH_HLEN;
+
+		if ((void *)(ip + 1) > end)
+			return -1;
+		in->key.prefixlen = 128;
+		eq_addr_from_v4(&in->key.addr, ip->daddr);
+		in->tos = ip->tos;
+		in->proto = EQ_PROTO_IPV4;
+		return 0;
+	}
+	struct ipv6hdr *ip6 = data + ETH_HLEN;
+
+	if ((void *)(ip6 + 1) > end)
+		return -1;
+	in->key.prefixlen = 128;
+	__builtin_memcpy(&in->key.addr, &ip6->daddr, 16);
+	in->tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+	in->proto = EQ_PROTO_IPV6;
+	return 0;
+}
+
+static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *cfg,
+				    __u8 proto, __u16 path, __u32 seq)
+{
+	eq->ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_DATA);
+	eq->flags = 0;
+	eq->hdr_len = EQ_HDR_WORDS;
+	eq->proto = proto;
+	eq->sender_id = bpf_htons(cfg->node_id);
+	eq->path_id = bpf_htons(path);
+	eq->data.seq = bpf_htonl(seq);
+	eq->data.pull_target = 0;
+	eq->data.rsvd = 0;
+}
+
+static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
+				 struct eq_peer *peer, const struct inner_info *in,
+				 struct eq_stats *st)
+{
+	bool v6 = peer->flags & EQ_PEER_V6;
+	__u32 overhead = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
+	__u32 inner_len = skb->len - ETH_HLEN;
+	__u32 segs = skb->gso_segs ? skb->gso_segs : 1;
+	__u64 flags;
+	__u32 entropy, seq;
+	__u16 path;
+
+	/* A GSO packet is cut to the route MTU (lowered by `edgeq attach`)
+	 * before it gets here, segment by segment; a single packet has to
+	 * fit as it is. */
+	if (!skb->gso_segs && inner_len + overhead > cfg->mtu) {
+		st->tx_err_too_big++;
+		return TC_ACT_SHOT;
+	}
+
+	entropy = cfg->entropy == EQ_ENTROPY_PACKET ? bpf_get_prandom_u32()
+						    : bpf_get_hash_recalc(skb);
+	path = entropy & EQ_SPORT_MASK;
+	/* Segments of one GSO packet share this seq; on IPv4 the receiver
+	 * adds the outer IP ID, which segmentation counts up from 0. */
+	seq = __sync_fetch_and_add(&peer->tx_seq, segs);
+
+	flags = BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN) |
+		BPF_F_ADJ_ROOM_FIXED_GSO |
+		(v6 ? BPF_F_ADJ_ROOM_ENCAP_L3_IPV6 : BPF_F_ADJ_ROOM_ENCAP_L3_IPV4);
+	if (bpf_skb_adjust_room(skb, overhead, BPF_ADJ_ROOM_MAC, flags)) {
+		st->tx_err_adjust++;
+		return TC_ACT_SHOT;
+	}
+
+	__u32 total = inner_len + overhead;	/* per-segment lengths are fixed up by GSO */
+
+	if (total > 0xffff)
+		total = 0xffff;
+	if (v6) {
+		struct outer_v6 o = {};
+		__u8 tc = eq_tos_encap(in->tos);
+
+		o.ip.version = 6;
+		o.ip.priority = tc >> 4;
+		o.ip.flow_lbl[0] = (tc & 0x0f) << 4 | ((entropy >> 16) & 0x0f);
+		o.ip.flow_lbl[1] = entropy >> 8;
+		o.ip.flow_lbl[2] = entropy;
+		o.ip.payload_len = bpf_htons(total - sizeof(struct ipv6hdr));
+		o.ip.nexthdr = IPPROTO_UDP;
+		o.ip.hop_limit = 64;
+		__builtin_memcpy(&o.ip.saddr, &cfg->local6, 16);
+		__builtin_memcpy(&o.ip.daddr, &peer->underlay, 16);
+		o.udp.source = bpf_htons(EQ_SPORT_BASE | path);
+		o.udp.dest = bpf_htons(cfg->port);
+		o.udp.len = o.ip.payload_len;
+		/* Zero UDP checksum over IPv6 for a tunnel: RFC 6935/6936.  The
+		 * inner packet keeps its own checksums end to end. */
+		o.udp.check = 0;
+		fill_eq(&o.eq, cfg, in->proto, path, seq);
+		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
+			goto store_err;
+	} else {
+		struct outer_v4 o = {};
+
+		o.ip.version = 4;
+		o.ip.ihl = 5;
+		o.ip.tos = eq_tos_encap(in->tos);
+		o.ip.tot_len = bpf_htons(total);
+		o.ip.id = 0;
+		o.ip.frag_off = bpf_htons(0x4000);	/* DF: never fragment the tunnel */
+		o.ip.ttl = 64;
+		o.ip.protocol = IPPROTO_UDP;
+		__builtin_memcpy(&o.ip.saddr, &cfg->local4.a[12], 4);
+		__builtin_memcpy(&o.ip.daddr, &peer->underlay.a[12], 4);
+		o.ip.check = eq_ipv4_hdr_csum(&o.ip);
+		o.udp.source = bpf_htons(EQ_SPORT_BASE | path);
+		o.udp.dest = bpf_htons(cfg->port);
+		o.udp.len = bpf_htons(total - sizeof(struct iphdr));
+		o.udp.check = 0;	/* optional over IPv4 */
+		fill_eq(&o.eq, cfg, in->proto, path, seq);
+		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
+			goto store_err;
+	}
+
+	/* The outer family decides the Ethernet type. */
+	__be16 etype = bpf_htons(v6 ? ETH_P_IPV6 : ETH_P_IP);
+
+	if (bpf_skb_store_bytes(skb, offsetof(struct ethhdr, h_proto), &etype, sizeof(etype), 0))
+		goto store_err;
+
+	__sync_fetch_and_add(&peer->tx_packets, segs);
+	__sync_fetch_and_add(&peer->tx_bytes, inner_len);
+	st->tx_encap++;
+	return TC_ACT_OK;
+
+store_err:
+	st->tx_err_adjust++;
+	return TC_ACT_SHOT;
+}
+
+SEC("tc")
+int tc_egress(struct __sk_buff *skb)
+{
+	__u32 zero = 0;
+	struct eq_config *cfg = bpf_map_lookup_elem(&eq_config, &zero);
+	struct eq_stats *st = bpf_map_lookup_elem(&eq_stats, &zero);
+	struct inner_info in = {};
+	struct eq_prefix_val *pv;
+	struct eq_peer *peer;
+
+	if (!cfg || !st)
+		return TC_ACT_OK;
+	if (skb->protocol != bpf_htons(ETH_P_IP) && skb->protocol != bpf_htons(ETH_P_IPV6)) {
+		st->tx_non_ip++;
+		return TC_ACT_OK;
+	}
+	if (parse_inner(skb, &in)) {
+		/* Headers may sit in a fragment: pull them into the linear part. */
+		if (bpf_skb_pull_data(skb, ETH_HLEN + sizeof(struct ipv6hdr)) &&
+		    bpf_skb_pull_data(skb, ETH_HLEN + sizeof(struct iphdr)))
+			goto malformed;
+		if (parse_inner(skb, &in))
+			goto malformed;
+	}
+
+	pv = bpf_map_lookup_elem(&eq_prefixes, &in.key);
+	if (!pv) {
+		st->tx_miss++;
+		return TC_ACT_OK;
+	}
+	peer = bpf_map_lookup_elem(&eq_peers, &pv->peer);
+	if (!peer || !(peer->flags & EQ_PEER_USED) ||
+	    !(cfg->flags & ((peer->flags & EQ_PEER_V6) ? EQ_CFG_HAS_V6 : EQ_CFG_HAS_V4))) {
+		st->tx_err_peer++;
+		return TC_ACT_SHOT;
+	}
+	return encap(skb, cfg, peer, &in, st);
+
+malformed:
+	st->tx_err_malformed++;
+	return TC_ACT_SHOT;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * XDP ingress: everything that is not edgeq (not UDP to our port) passes
+ * untouched.  edgeq packets are validated field by field, never trusted:
+ * anything malformed or from an unknown peer is dropped and counted by
+ * reason in eq_stats.  DATA from a known peer is decapsulated in place
+ * (RFC 6040 ECN combination included) and passed to the stack.
+ *
+ * Control and trimmed packets have no consumer until the agent exists
+ * (issue 4): they are counted and dropped.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "edgeq/wire.h"
+#include "edgeq/csum.h"
+#include "edgeq/ecn.h"
+#include "maps.bpf.h"
+
+#define IP_MF		0x2000
+#define IP_OFFSET	0x1fff
+
+/* The outer headers, as located by parse_outer(). */
+struct outer {
+	struct udphdr	*udp;
+	struct eq_addr	saddr;
+	__u32		l3_len;		/* outer IP header length */
+	__u32		udp_len;	/* UDP length field, validated */
+	__u16		ip_id;		/* IPv4 ID (0 on IPv6) */
+	__u8		ecn;
+};
+
+enum verdict { NOT_OURS, OURS, BAD_LEN, BAD_FRAG };
+
+static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct eq_config *cfg,
+						struct outer *o)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	__u32 frame_l3 = ctx->data_end - ctx->data - ETH_HLEN;
+
+	if ((void *)(eth + 1) > end)
+		return NOT_OURS;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = (void *)(eth + 1);
+		__u32 ihl, tot;
+
+		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP)
+			return NOT_OURS;
+		ihl = ip->ihl * 4;
+		if (ihl < sizeof(*ip))
+			return NOT_OURS;
+		o->udp = (void *)ip + ihl;
+		if ((void *)(o->udp + 1) > end) {
+			/* A later fragment carries no ports: it is not ours to judge. */
+			return NOT_OURS;
+		}
+		if (o->udp->dest != bpf_htons(cfg->port))
+			return NOT_OURS;
+		if (ip->frag_off & bpf_htons(IP_MF | IP_OFFSET))
+			return BAD_FRAG;
+		tot = bpf_ntohs(ip->tot_len);
+		if (tot > frame_l3 || tot < ihl + sizeof(struct udphdr))
+			return BAD_LEN;
+		o->l3_len = ihl;
+		o->udp_len = bpf_ntohs(o->udp->len);
+		if (o->udp_len != tot - ihl)
+			return BAD_LEN;
+		eq_addr_from_v4(&o->saddr, ip->saddr);
+		o->ip_id = bpf_ntohs(ip->id);
+		o->ecn = ip->tos & EQ_ECN_MASK;
+		return OURS;
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		__u32 plen;
+
+		/* Our senders put UDP right after the fixed header. */
+		if ((void *)(ip6 + 1) > end || ip6->nexthdr != IPPROTO_UDP)
+			return NOT_OURS;
+		o->udp = (void *)(ip6 + 1);
+		if ((void *)(o->udp + 1) > end || o->udp->dest != bpf_htons(cfg->port))
+			return NOT_OURS;
+		plen = bpf_ntohs(ip6->payload_len);
+		if (plen + sizeof(*ip6) > frame_l3)
+			return BAD_LEN;
+		o->l3_len = sizeof(*ip6);
+		o->udp_len = bpf_ntohs(o->udp->len);
+		if (o->udp_len != plen || plen < sizeof(struct udphdr))
+			return BAD_LEN;
+		__builtin_memcpy(&o->saddr, &ip6->saddr, 16);
+		o->ip_id = 0;
+		o->ecn = (ip6->flow_lbl[0] >> 4) & EQ_ECN_MASK;
+		return OURS;
+	}
+	return NOT_OURS;
+}
+
+/* Check the inner packet against the lengths the outer headers promise and
+ * apply the RFC 6040 ECN combination.  Returns a stats slot to bump on
+ * failure, or NULL when the inner packet may be delivered. */
+static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __u32 inner_len,
+					  __u8 outer_ecn, struct eq_stats *st)
+{
+	__u8 ecn;
+
+	if (proto == EQ_PROTO_IPV4) {
+		struct iphdr *ip = inner;
+
+		if ((void *)(ip + 1) > end)
+			return &st->rx_drop_len;
+		if (ip->version != 4 || ip->ihl < 5)
+			return &st->rx_drop_inner;
+		if (bpf_ntohs(ip->tot_len) != inner_len)
+			return &st->rx_drop_len;
+		ecn = eq_ecn_decap(ip->tos, outer_ecn);
+		if (ecn == EQ_ECN_DROP)
+			return &st->rx_drop_ecn;
+		if (ecn != (ip->tos & EQ_ECN_MASK)) {
+			__u16 old = *(__u16 *)ip;	/* version/ihl + tos */
+
+			ip->tos = (ip->tos & ~EQ_ECN_MASK) | ecn;
+			ip->check = eq_csum_replace2(ip->check, old, *(__u16 *)ip);
+		}
+		return NULL;
+	}
+	if (proto == EQ_PROTO_IPV6) {
+		struct ipv6hdr *ip6 = inner;
+		__u8 inner_ecn;
+
+		if ((void *)(ip6 + 1) > end)
+			return &st->rx_drop_len;
+		if (ip6->version != 6)
+			return &st->rx_drop_inner;
+		if (bpf_ntohs(ip6->payload_len) + sizeof(*ip6) != inner_len)
+			return &st->rx_drop_len;
+		inner_ecn = (ip6->flow_lbl[0] >> 4) & EQ_ECN_MASK;
+		ecn = eq_ecn_decap(inner_ecn, outer_ecn);
+		if (ecn == EQ_ECN_DROP)
+			return &st->rx_drop_ecn;
+		ip6->flow_lbl[0] = (ip6->flow_lbl[0] & 0xcf) | (ecn << 4);
+		return NULL;
+	}
+	return &st->rx_drop_inner;
+}
+
+SEC("xdp")
+int xdp_ingress(struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	struct eq_config *cfg = bpf_map_lookup_elem(&eq_config, &zero);
+	struct eq_stats *st = bpf_map_lookup_elem(&eq_stats, &zero);
+	struct eq_underlay_val *uv;
+	struct eq_peer *peer;
+	struct outer o = {};
+	struct eq_hdr *eq;
+	__u64 *bad;
+	__u32 eq_len, inner_len, seq;
+	void *end;
+
+	if (!cfg || !st)
+		return XDP_PASS;
+	switch (parse_outer(ctx, cfg, &o)) {
+	case NOT_OURS:
+		st->rx_pass++;
+		return XDP_PASS;
+	case BAD_LEN:
+		st->rx_drop_len++;
+		return XDP_DROP;
+	case BAD_FRAG:
+		st->rx_drop_frag++;
+		return XDP_DROP;
+	case OURS:
+		break;
+	}
+
+	end = (void *)(long)ctx->data_end;
+	eq = (void *)(o.udp + 1);
+	if ((void *)(eq + 1) > end || o.udp_len < sizeof(struct udphdr) + EQ_HDR_LEN) {
+		st->rx_drop_short++;
+		return XDP_DROP;
+	}
+	if (eq_version(eq) != EQ_WIRE_VERSION) {
+		st->rx_drop_version++;
+		return XDP_DROP;
+	}
+	if (eq_type(eq) > EQ_T_MAX) {
+		st->rx_drop_type++;
+		return XDP_DROP;
+	}
+	eq_len = eq->hdr_len * 4;
+	if (eq_len < EQ_HDR_LEN || eq_len > o.udp_len - sizeof(struct udphdr)) {
+		st->rx_drop_len++;
+		return XDP_DROP;
+	}
+
+	uv = bpf_map_lookup_elem(&eq_underlay, &o.saddr);
+	peer = uv ? bpf_map_lookup_elem(&eq_peers, &uv->peer) : NULL;
+	if (!peer || !(peer->flags & EQ_PEER_USED)) {
+		st->rx_drop_peer++;
+		return XDP_DROP;
+	}
+
+	switch (eq_type(eq)) {
+	case EQ_T_DATA:
+		break;
+	case EQ_T_TRIMMED:
+		st->rx_trimmed++;
+		return XDP_DROP;
+	default:
+		st->rx_ctrl++;
+		return XDP_DROP;
+	}
+
+	inner_len = o.udp_len - sizeof(struct udphdr) - eq_len;
+	bad = check_inner((void *)eq + (eq_len & 0x3ff), end, eq->proto, inner_len, o.ecn, st);
+	if (bad) {
+		*bad += 1;
+		return XDP_DROP;
+	}
+
+	seq = bpf_ntohl(eq->data.seq) + o.ip_id;
+	if (!eq_seq_before(seq, peer->rx_seq_next))
+		peer->rx_seq_next = seq + 1;	/* advisory: reordering is the agent's (issue 4) */
+	peer->rx_sender_id = bpf_ntohs(eq->sender_id);
+	__sync_fetch_and_add(&peer->rx_packets, 1);
+	__sync_fetch_and_add(&peer->rx_bytes, inner_len);
+	if (o.ecn == EQ_ECN_CE)
+		__sync_fetch_and_add(&peer->rx_ce, 1);
+
+	/* Decapsulate: move the Ethernet addresses forward over the outer
+	 * headers and set the inner EtherType. */
+	__u8 proto = eq->proto;
+	struct ethhdr eth;
+	struct ethhdr *neth;
+	void *data = (void *)(long)ctx->data;
+
+	if (data + sizeof(eth) > end)
+		return XDP_DROP;
+	__builtin_memcpy(&eth, data, sizeof(eth));
+	if (bpf_xdp_adjust_head(ctx, (int)(o.l3_len + sizeof(struct udphdr) + eq_len))) {
+		st->rx_drop_len++;
+		return XDP_DROP;
+	}
+	neth = (void *)(long)ctx->data;
+	if ((void *)(neth + 1) > (void *)(long)ctx->data_end)
+		return XDP_DROP;
+	__builtin_memcpy(neth, &eth, sizeof(eth));
+	neth->h_proto = bpf_htons(proto == EQ_PROTO_IPV6 ? ETH_P_IPV6 : ETH_P_IP);
+	st->rx_decap++;
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

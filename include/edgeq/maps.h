@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Map keys and values shared by the BPF programs, the `edgeq` command and
+ * the agent.  Every map is BTF-typed and pinned under
+ * /sys/fs/bpf/edgeq/<ifname>/ (see docs/architecture.md), so
+ * `bpftool map dump pinned ...` prints these structs with named fields.
+ */
+#ifndef EDGEQ_MAPS_H
+#define EDGEQ_MAPS_H
+
+#include <linux/types.h>
+
+#define EQ_MAX_PEERS		1024	/* peer slots (underlay endpoints) */
+#define EQ_MAX_PREFIXES		4096	/* overlay prefixes routed into the tunnel */
+
+/* Map names: the pin file names, shared so that both sides agree. */
+#define EQ_MAP_CONFIG		"eq_config"
+#define EQ_MAP_PREFIXES		"eq_prefixes"
+#define EQ_MAP_PEERS		"eq_peers"
+#define EQ_MAP_UNDERLAY		"eq_underlay"
+#define EQ_MAP_STATS		"eq_stats"
+#define EQ_PIN_PROG_TC		"prog_tc_egress"
+#define EQ_PIN_PROG_XDP		"prog_xdp_ingress"
+
+/* An IPv4 or IPv6 address.  IPv4 is stored IPv4-mapped (::ffff:a.b.c.d),
+ * so one LPM trie and one hash serve both families. */
+struct eq_addr {
+	__u8	a[16];
+};
+
+/* eq_prefixes (LPM trie): overlay destination prefix -> peer slot. */
+struct eq_prefix_key {
+	__u32		prefixlen;	/* over the 128-bit (mapped) address */
+	struct eq_addr	addr;
+};
+
+/* What `edgeq attach`/`peer add` did to the route of a prefix, so that
+ * detach can undo exactly that. */
+#define EQ_PFX_ROUTE_ADDED	0x1	/* added a route for the prefix */
+#define EQ_PFX_ROUTE_MTU	0x2	/* set an MTU on the user's own route */
+
+struct eq_prefix_val {
+	__u32	peer;		/* index into eq_peers */
+	__u32	flags;		/* EQ_PFX_* */
+};
+
+/* Peer slot flags. */
+#define EQ_PEER_USED	0x1
+#define EQ_PEER_V6	0x2	/* underlay is IPv6 */
+
+/* eq_peers (array, one slot per underlay endpoint): the per-peer bucket.
+ * Counters are updated with atomic adds from every CPU. */
+struct eq_peer {
+	struct eq_addr	underlay;	/* the peer's underlay (outer) address */
+	__u32	flags;			/* EQ_PEER_* */
+	__u32	tx_seq;			/* next DATA seq to stamp */
+	__s64	credit;			/* bytes the sender may send (EQDS bucket;
+					 * gated by the agent, issue 4) */
+	__u32	pull_no;		/* highest pull number seen from the peer */
+	__u32	rx_seq_next;		/* one past the highest DATA seq received */
+	__u16	rx_sender_id;		/* sender id the peer stamps */
+	__u16	pad0;
+	__u32	pad1;
+	__u64	tx_packets;		/* counted per GSO segment */
+	__u64	tx_bytes;		/* inner bytes */
+	__u64	rx_packets;
+	__u64	rx_bytes;		/* inner bytes */
+	__u64	rx_ce;			/* DATA arriving with CE on the outer header */
+};
+
+/* eq_underlay (hash): outer source address -> peer slot, for ingress. */
+struct eq_underlay_val {
+	__u32	peer;
+};
+
+/* Entropy for the UDP source port / path id. */
+enum eq_entropy {
+	EQ_ENTROPY_FLOW		= 0,	/* hash of the inner flow: no reordering */
+	EQ_ENTROPY_PACKET	= 1,	/* random per packet: spraying */
+};
+
+/* How the XDP program was attached (for `edgeq status`). */
+enum eq_xdp_attach {
+	EQ_XDP_NONE		= 0,
+	EQ_XDP_NATIVE		= 1,
+	EQ_XDP_GENERIC		= 2,
+};
+
+#define EQ_CFG_HAS_V4		0x1	/* local4 is set: IPv4 peers allowed */
+#define EQ_CFG_HAS_V6		0x8	/* local6 is set: IPv6 peers allowed */
+#define EQ_CFG_CREATED_CLSACT	0x2	/* attach created the clsact qdisc */
+#define EQ_CFG_XDP_MULTIPROG	0x4	/* XDP went through libxdp's dispatcher */
+
+/* eq_config (array of one): what the programs need and what attach did. */
+struct eq_config {
+	struct eq_addr	local4;		/* this host's IPv4 underlay address (mapped) */
+	struct eq_addr	local6;		/* this host's IPv6 underlay address */
+	__u32	flags;			/* EQ_CFG_* */
+	__u16	port;			/* UDP port, host order */
+	__u16	node_id;		/* sender_id this host stamps */
+	__u32	mtu;			/* wire MTU (IP packet size) */
+	__u32	entropy;		/* enum eq_entropy */
+	__u64	link_rate_bps;		/* access link rate, bits per second */
+	__u32	ifindex;		/* the interface attached to */
+	__u32	xdp_mode;		/* enum eq_xdp_attach */
+	__u32	tc_handle;		/* our TC filter, for detach */
+	__u32	tc_priority;
+	__u64	netns_ino;		/* network namespace attached in */
+};
+
+/* eq_stats (per-CPU array of one): counters by name, summed by readers. */
+struct eq_stats {
+	/* TC egress */
+	__u64	tx_encap;		/* packets (skbs) encapsulated */
+	__u64	tx_miss;		/* IP packets to no peer prefix: untouched */
+	__u64	tx_non_ip;		/* not IPv4/IPv6: untouched */
+	__u64	tx_err_too_big;		/* would exceed the MTU once encapsulated */
+	__u64	tx_err_peer;		/* prefix points at an unused peer slot */
+	__u64	tx_err_adjust;		/* the kernel refused to grow the packet */
+	__u64	tx_err_malformed;	/* truncated inner IP header */
+	/* XDP ingress */
+	__u64	rx_decap;		/* DATA decapsulated and passed up */
+	__u64	rx_pass;		/* not edgeq: passed up untouched */
+	__u64	rx_drop_short;		/* truncated outer or edgeq header */
+	__u64	rx_drop_version;	/* unknown edgeq version */
+	__u64	rx_drop_type;		/* unknown packet type */
+	__u64	rx_drop_peer;		/* outer source is not a configured peer */
+	__u64	rx_drop_len;		/* IP/UDP/edgeq/inner lengths disagree */
+	__u64	rx_drop_inner;		/* inner protocol bad or not matching */
+	__u64	rx_drop_ecn;		/* CE outer over a Not-ECT inner (RFC 6040) */
+	__u64	rx_drop_frag;		/* fragmented outer packet */
+	__u64	rx_ctrl;		/* control packets (no agent yet: dropped) */
+	__u64	rx_trimmed;		/* trimmed DATA (no agent yet: dropped) */
+};
+
+#endif /* EDGEQ_MAPS_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * edgeq wire format: the one definition of every on-wire field.
+ *
+ * An edgeq packet is   Ethernet | outer IPv4 or IPv6 | UDP | edgeq header | payload
+ * where the payload of a DATA packet is the original (inner) IP packet.
+ * All multi-byte fields are big-endian (network order).  docs/wire.md
+ * describes each field; keep the two in step.
+ *
+ * Layout (offsets in bytes from the start of the edgeq header):
+ *
+ *   0        1        2        3
+ *   +--------+--------+--------+--------+
+ *   |ver|type|  flags | hdr_len| proto  |  common header, 8 bytes
+ *   +--------+--------+--------+--------+
+ *   |    sender_id    |     path_id     |
+ *   +--------+--------+--------+--------+
+ *   |       seq (DATA) / ack (control)  |  type body, 12 bytes
+ *   +--------+--------+--------+--------+
+ *   | pull_target (DATA) / pull_no (ctl)|
+ *   +--------+--------+--------+--------+
+ *   |  aux: rsvd (DATA) / busy_ns (ctl) |
+ *   +--------+--------+--------+--------+
+ *   |  options (TLV), hdr_len*4 - 20 B  |  optional, 4-byte aligned
+ *   +-----------------------------------+
+ *
+ * hdr_len counts the whole edgeq header (fixed part and options) in 4-byte
+ * words, so a receiver can always find the payload even when it does not
+ * understand an option.  Later schemes (SIRD credit, SMaRTT timestamps,
+ * Bolt telemetry, BFC queue ids) add options or use the reserved bits, and
+ * never move a field defined here.  A change that would is a new version.
+ *
+ * This header is included by BPF programs and by userspace: it uses only
+ * fixed-width types and no libc.
+ */
+#ifndef EDGEQ_WIRE_H
+#define EDGEQ_WIRE_H
+
+#include <linux/types.h>
+
+#define EQ_WIRE_VERSION		1
+#define EQ_DEFAULT_PORT		7446	/* UDP destination port of the tunnel */
+
+/* Packet types (low nibble of byte 0). */
+enum eq_type {
+	EQ_T_DATA	= 0,	/* payload is an inner IP packet */
+	EQ_T_TRIMMED	= 1,	/* DATA whose payload a switch cut off */
+	EQ_T_PULL	= 2,	/* receiver grants credit (EQDS PULL, SIRD CREDIT) */
+	EQ_T_ACK	= 3,
+	EQ_T_NACK	= 4,
+	EQ_T_RTS	= 5,	/* request to send: demand without data */
+	EQ_T_RST	= 6,	/* tunnel reset / teardown */
+	/* 7..15: room for SRC (Bolt), PAUSE/RESUME (BFC), SACK, ... */
+	EQ_T_MAX	= 6,	/* highest type this version defines */
+};
+
+/* Flags (byte 1). */
+#define EQ_F_SYN	0x01	/* zero-RTT tunnel setup: set until the peer answers */
+#define EQ_F_TRIMMED	0x02	/* set by a trimming switch together with EQ_T_TRIMMED */
+#define EQ_F_CSN	0x04	/* SIRD: sender is congested (credit stuck at sender) */
+#define EQ_F_ECE	0x08	/* control packet echoes a CE mark */
+#define EQ_F_RTX	0x10	/* DATA is a retransmission */
+/* 0x20..0x80 reserved: sent as 0, ignored on receipt */
+
+/* Inner protocol (byte 3): IANA protocol numbers, as in IP-in-IP. */
+#define EQ_PROTO_IPV4	4
+#define EQ_PROTO_IPV6	41
+
+struct eq_hdr {
+	__u8	ver_type;	/* version << 4 | type */
+	__u8	flags;
+	__u8	hdr_len;	/* whole edgeq header in 4-byte words, >= 5 */
+	__u8	proto;		/* DATA: inner protocol; others: 0 */
+	__be16	sender_id;	/* the sending host's node id */
+	__be16	path_id;	/* entropy: also selects the UDP source port */
+	union {
+		struct {	/* EQ_T_DATA, EQ_T_TRIMMED, EQ_T_RTS */
+			__be32	seq;		/* per-tunnel packet number */
+			__be32	pull_target;	/* pull number the sender wants reached */
+			__be32	rsvd;
+		} data;
+		struct {	/* EQ_T_PULL, EQ_T_ACK, EQ_T_NACK, EQ_T_RST */
+			__be32	ack;		/* cumulative ack / NACKed seq */
+			__be32	pull_no;	/* cumulative pull number */
+			__be32	busy_ns;	/* receiver link busy for at least this long */
+		} ctl;
+	};
+} __attribute__((packed));
+
+#define EQ_HDR_LEN		20	/* sizeof(struct eq_hdr) */
+#define EQ_HDR_WORDS		(EQ_HDR_LEN / 4)
+#define EQ_HDR_MAX_LEN		(255 * 4)
+
+/* Option TLVs after the fixed header: kind, len (in bytes, >= 2), value. */
+enum eq_opt_kind {
+	EQ_OPT_PAD	= 0,	/* one byte of padding, no length byte */
+	EQ_OPT_TSTAMP	= 1,	/* SMaRTT/Bolt: u32 tx timestamp, u32 echo */
+	EQ_OPT_CREDIT	= 2,	/* SIRD: u32 credit in bytes */
+	EQ_OPT_SRC	= 3,	/* Bolt: u32 queue bytes, u32 link rate Mb/s */
+	EQ_OPT_QID	= 4,	/* BFC: u16 upstream queue id */
+};
+
+/* Outer headers the tunnel adds in front of the inner IP packet. */
+#define EQ_UDP_LEN		8
+#define EQ_OVERHEAD_V4		(20 + EQ_UDP_LEN + EQ_HDR_LEN)	/* 48 */
+#define EQ_OVERHEAD_V6		(40 + EQ_UDP_LEN + EQ_HDR_LEN)	/* 68 */
+
+/* UDP source ports come from this range; the low bits carry the path id. */
+#define EQ_SPORT_BASE		0xc000
+#define EQ_SPORT_MASK		0x3fff
+
+static inline __u8 eq_version(const struct eq_hdr *h)
+{
+	return h->ver_type >> 4;
+}
+
+static inline __u8 eq_type(const struct eq_hdr *h)
+{
+	return h->ver_type & 0x0f;
+}
+
+static inline __u8 eq_mk_ver_type(__u8 version, __u8 type)
+{
+	return (__u8)((version << 4) | (type & 0x0f));
+}
+
+/* Serial-number comparison (RFC 1982) for seq and pull numbers. */
+static inline int eq_seq_before(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+#endif /* EDGEQ_WIRE_H */

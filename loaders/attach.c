@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * edgeq attach / detach.
+ *
+ * Attach loads the TC and XDP objects, pins the TC object's maps under the
+ * interface's pin directory and has the XDP object reuse them, pins both
+ * programs, fills the config and peer maps, attaches TC then XDP, and
+ * lowers the route MTU of each peer prefix.  Everything it changes is
+ * recorded in the pinned maps as it goes, so that one teardown routine
+ * serves detach, the cleanup of stale pins after a crash, and the rollback
+ * of an attach that failed half-way.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "addr.h"
+#include "cmd.h"
+#include "config.h"
+#include "peers.h"
+#include "tc_egress.skel.h"
+#include "xdp_ingress.skel.h"
+
+static int mkdir_p(const char *path)
+{
+	char buf[512];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+int eq_lock(void)
+{
+	int fd;
+
+	if (mkdir_p(eq_pin_root())) {
+		eq_err("cannot create %s: %s (is bpffs mounted at /sys/fs/bpf?)", eq_pin_root(),
+		       strerror(errno));
+		return -1;
+	}
+	fd = open(eq_pin_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		eq_err("cannot lock %s: %s", eq_pin_root(), strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void eq_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* drops the flock */
+}
+
+static int pinned_prog(const char *dir, const char *name)
+{
+	char path[512];
+
+	if (eq_path(path, sizeof(path), dir, name))
+		return -1;
+	return bpf_obj_get(path);
+}
+
+struct route_ctx {
+	const char *ifname;
+};
+
+static int undo_route(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
+{
+	struct route_ctx *rc = arg;
+
+	eq_route_undo(rc->ifname, k, v->flags);
+	return 0;
+}
+
+/* Undo whatever an attach recorded under dir, on ifindex (0: gone). */
+static int teardown(const char *dir, const char *ifname, int ifindex)
+{
+	int tc_fd = pinned_prog(dir, EQ_PIN_PROG_TC);
+	int xdp_fd = pinned_prog(dir, EQ_PIN_PROG_XDP);
+	struct eq_config cfg = {};
+	struct eq_maps m;
+	int rc = 0, err;
+
+	if (eq_maps_open(dir, &m) == 0) {
+		eq_config_read(&m, &cfg);
+		struct route_ctx r = { ifname };
+
+		if (ifindex)
+			eq_prefix_foreach(&m, undo_route, &r);
+		eq_maps_close(&m);
+	}
+	if (ifindex) {
+		if (xdp_fd >= 0 && (err = eq_xdp_detach(ifindex, xdp_fd, &cfg))) {
+			eq_err("%s: cannot detach XDP: %s", ifname, strerror(-err));
+			rc = err;
+		}
+		if (tc_fd >= 0 && (err = eq_tc_detach(ifindex, tc_fd, &cfg))) {
+			eq_err("%s: cannot detach TC: %s", ifname, strerror(-err));
+			rc = err;
+		}
+		/* A crash between adding a route and recording it leaves it unrecorded. */
+		eq_route_flush_ours(ifname);
+	}
+	if (tc_fd >= 0)
+		close(tc_fd);
+	if (xdp_fd >= 0)
+		close(xdp_fd);
+	if (!rc && (err = eq_pins_remove(dir))) {
+		eq_err("cannot remove pins under %s: %s", dir, strerror(-err));
+		rc = err;
+	}
+	return rc;
+}
+
+/* 1: a live attachment is there; 0: nothing, or stale pins were cleaned. */
+static int check_existing(const char *dir, const char *ifname, int ifindex)
+{
+	struct stat st;
+	struct eq_config cfg = {};
+	struct eq_maps m;
+	int tc_fd, xdp_fd;
+	bool live;
+
+	if (stat(dir, &st))
+		return 0;
+	tc_fd = pinned_prog(dir, EQ_PIN_PROG_TC);
+	xdp_fd = pinned_prog(dir, EQ_PIN_PROG_XDP);
+	if (eq_maps_open(dir, &m) == 0) {
+		eq_config_read(&m, &cfg);
+		eq_maps_close(&m);
+	}
+	live = cfg.ifindex == (__u32)ifindex &&
+	       ((xdp_fd >= 0 && eq_xdp_is_ours(ifindex, xdp_fd)) ||
+		(tc_fd >= 0 && eq_tc_is_ours(ifindex, tc_fd, &cfg)));
+	if (tc_fd >= 0)
+		close(tc_fd);
+	if (xdp_fd >= 0)
+		close(xdp_fd);
+	if (live)
+		return 1;
+	eq_info("%s: removing stale pins at %s (an earlier attach crashed or was undone by hand)",
+		ifname, dir);
+	/* Only our own programs and routes are touched: is_ours() checks ids. */
+	teardown(dir, ifname, cfg.ifindex == (__u32)ifindex ? ifindex : 0);
+	eq_pins_remove(dir);
+	return 0;
+}
+
+static int iface_mtu(const char *ifname)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	rc = ioctl(fd, SIOCGIFMTU, &ifr) ? -errno : ifr.ifr_mtu;
+	close(fd);
+	return rc;
+}
+
+static int pin_maps(struct bpf_object *obj, const char *dir)
+{
+	struct bpf_map *map;
+	char path[512];
+	int err;
+
+	bpf_object__for_each_map(map, obj) {
+		if (!strcmp(bpf_map__name(map), ".rodata") || !strcmp(bpf_map__name(map), ".bss"))
+			continue;
+		if (eq_path(path, sizeof(path), dir, bpf_map__name(map)))
+			return -ENAMETOOLONG;
+		err = bpf_map__pin(map, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Make every map of obj reuse the same-named map of src. */
+static int reuse_maps(struct bpf_object *obj, struct bpf_object *src)
+{
+	struct bpf_map *map, *s;
+	int err;
+
+	bpf_object__for_each_map(map, obj) {
+		s = bpf_object__find_map_by_name(src, bpf_map__name(map));
+		if (!s)
+			return -ENOENT;
+		err = bpf_map__reuse_fd(map, bpf_map__fd(s));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int pin_prog(struct bpf_program *p, const char *dir, const char *name)
+{
+	char path[512];
+
+	if (eq_path(path, sizeof(path), dir, name))
+		return -ENAMETOOLONG;
+	return bpf_program__pin(p, path);
+}
+
+/* Check the config against this interface before touching anything. */
+static int check_mtus(const struct eq_cfg *cfg, unsigned int mtu, const char *ifname)
+{
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		const struct eq_cfg_peer *p = &cfg->peers[i];
+		bool pfx_v6 = !eq_addr_is_v4(&p->prefix.addr);
+		unsigned int inner = eq_inner_mtu(mtu, !eq_addr_is_v4(&p->via));
+		char s[EQ_PREFIXSTRLEN];
+
+		if (inner < (pfx_v6 ? 1280u : 576u)) {
+			eq_prefix_format(&p->prefix, s, sizeof(s));
+			eq_err("%s: MTU %u leaves %u bytes for traffic to %s, below the %u it needs",
+			       ifname, mtu, inner, s, pfx_v6 ? 1280 : 576);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const char *xdp_mode_name(const struct eq_config *c)
+{
+	return c->xdp_mode == EQ_XDP_NATIVE ? "native" : c->xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
+}
+
+static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, const char *dir)
+{
+	struct tc_egress *tc = NULL;
+	struct xdp_ingress *xdp = NULL;
+	struct eq_config *b = &cfg->bpf;
+	struct eq_maps m = { -1, -1, -1, -1, -1 };
+	char err[512] = "";
+	int rc;
+
+	rc = mkdir_p(dir);
+	if (rc) {
+		eq_err("cannot create %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	tc = tc_egress__open_and_load();
+	if (!tc) {
+		rc = -errno;
+		eq_err("cannot load the TC egress program: %s (run as root; kernel needs BPF and clsact)",
+		       strerror(errno));
+		goto fail;
+	}
+	rc = pin_maps(tc->obj, dir);
+	if (rc) {
+		eq_err("cannot pin maps under %s: %s", dir, strerror(-rc));
+		goto fail;
+	}
+	xdp = xdp_ingress__open();
+	rc = xdp ? reuse_maps(xdp->obj, tc->obj) : -errno;
+	if (!rc)
+		rc = xdp_ingress__load(xdp);
+	if (rc) {
+		eq_err("cannot load the XDP ingress program: %s", strerror(-rc));
+		goto fail;
+	}
+	if ((rc = pin_prog(tc->progs.tc_egress, dir, EQ_PIN_PROG_TC)) ||
+	    (rc = pin_prog(xdp->progs.xdp_ingress, dir, EQ_PIN_PROG_XDP))) {
+		eq_err("cannot pin programs under %s: %s", dir, strerror(-rc));
+		goto fail;
+	}
+	rc = eq_maps_open(dir, &m);
+	if (rc) {
+		eq_err("cannot reopen the pinned maps: %s", strerror(-rc));
+		goto fail;
+	}
+	b->ifindex = ifindex;
+	b->netns_ino = eq_netns_ino();
+	if ((rc = eq_config_write(&m, b)))
+		goto map_fail;
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		__u32 slot;
+
+		rc = eq_peer_add(&m, &cfg->peers[i].prefix, &cfg->peers[i].via, &slot);
+		if (rc) {
+			char s[EQ_PREFIXSTRLEN];
+
+			eq_prefix_format(&cfg->peers[i].prefix, s, sizeof(s));
+			eq_err("cannot add peer %s: %s", s, strerror(-rc));
+			goto fail;
+		}
+	}
+	rc = eq_tc_attach(ifindex, bpf_program__fd(tc->progs.tc_egress), b, err, sizeof(err));
+	eq_config_write(&m, b);		/* record the clsact we made, even on failure */
+	if (rc) {
+		eq_err("%s: %s", o->ifname, err);
+		goto fail;
+	}
+	rc = eq_xdp_attach(ifindex, bpf_program__fd(xdp->progs.xdp_ingress), o->xdp_mode, b,
+			   err, sizeof(err));
+	if (rc) {
+		eq_err("%s: %s", o->ifname, err);
+		goto fail;
+	}
+	if ((rc = eq_config_write(&m, b)))
+		goto map_fail;
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		struct eq_prefix_val v;
+
+		if (eq_prefix_get(&m, &cfg->peers[i].prefix, &v))
+			continue;
+		rc = eq_route_apply(o->ifname, &cfg->peers[i].prefix,
+				    eq_inner_mtu(b->mtu, !eq_addr_is_v4(&cfg->peers[i].via)),
+				    &v.flags, err, sizeof(err));
+		if (v.flags)
+			eq_prefix_set(&m, &cfg->peers[i].prefix, &v);
+		if (rc) {
+			eq_err("%s: %s", o->ifname, err);
+			goto fail;
+		}
+	}
+	eq_info("attached to %s: TC egress, XDP %s%s; %zu peer prefix%s; state pinned at %s",
+		o->ifname, xdp_mode_name(b),
+		(b->flags & EQ_CFG_XDP_MULTIPROG) ? " (libxdp dispatcher)" :
+		" (alone: libxdp's dispatcher is not available here)",
+		cfg->npeers, cfg->npeers == 1 ? "" : "es", dir);
+	eq_maps_close(&m);
+	xdp_ingress__destroy(xdp);
+	tc_egress__destroy(tc);
+	return 0;
+
+map_fail:
+	eq_err("cannot write the pinned maps: %s", strerror(-rc));
+fail:
+	eq_maps_close(&m);
+	teardown(dir, o->ifname, ifindex);
+	eq_pins_remove(dir);
+	xdp_ingress__destroy(xdp);
+	tc_egress__destroy(tc);
+	return rc ? rc : -EINVAL;
+}
+
+int cmd_attach(const struct eq_opts *o)
+{
+	char err[512], dir[512];
+	struct eq_cfg cfg;
+	int ifindex, mtu, lock, rc;
+
+	if (!o->config) {
+		eq_err("attach needs --config FILE (see docs/config.md)");
+		return 2;
+	}
+	if (strcmp(o->xdp_mode, "auto") && strcmp(o->xdp_mode, "native") && strcmp(o->xdp_mode, "generic")) {
+		eq_err("--xdp-mode must be auto, native or generic");
+		return 2;
+	}
+	if (eq_cfg_load(o->config, &cfg, err, sizeof(err))) {
+		eq_err("%s", err);
+		return 1;
+	}
+	ifindex = (int)if_nametoindex(o->ifname);
+	if (!ifindex) {
+		eq_err("interface '%s' not found%s%s", o->ifname, o->netns ? " in netns " : "",
+		       o->netns ? o->netns : "");
+		eq_cfg_free(&cfg);
+		return 1;
+	}
+	mtu = iface_mtu(o->ifname);
+	if (!cfg.bpf.mtu)
+		cfg.bpf.mtu = mtu > 0 ? (unsigned int)mtu : 1500;
+	else if (mtu > 0 && cfg.bpf.mtu > (unsigned int)mtu)
+		eq_info("%s: config mtu %u is above the interface's %d", o->ifname, cfg.bpf.mtu, mtu);
+	if (check_mtus(&cfg, cfg.bpf.mtu, o->ifname) || eq_pin_dir(o->ifname, dir, sizeof(dir))) {
+		eq_cfg_free(&cfg);
+		return 1;
+	}
+	lock = eq_lock();
+	if (lock < 0) {
+		eq_cfg_free(&cfg);
+		return 1;
+	}
+	if (check_existing(dir, o->ifname, ifindex)) {
+		eq_err("edgeq is already attached to %s (state at %s); run 'edgeq detach %s' first",
+		       o->ifname, dir, o->ifname);
+		rc = 1;
+	} else {
+		rc = do_attach(o, &cfg, ifindex, dir) ? 1 : 0;
+	}
+	eq_unlock(lock);
+	eq_cfg_free(&cfg);
+	return rc;
+}
+
+int cmd_detach(const struct eq_opts *o)
+{
+	char dir[512];
+	struct stat st;
+	int ifindex, lock, rc;
+
+	if (eq_pin_dir(o->ifname, dir, sizeof(dir)))
+		return 1;
+	lock = eq_lock();
+	if (lock < 0)
+		return 1;
+	if (stat(dir, &st)) {
+		eq_err("edgeq is not attached to %s (nothing at %s)", o->ifname, dir);
+		eq_unlock(lock);
+		return 1;
+	}
+	ifindex = (int)if_nametoindex(o->ifname);
+	if (!ifindex)
+		eq_info("%s is gone: removing its pins only", o->ifname);
+	rc = teardown(dir, o->ifname, ifindex);
+	rmdir(eq_pin_root());	/* only succeeds when no other attachment is left */
+	eq_unlock(lock);
+	if (!rc)
+		eq_info("detached from %s", o->ifname);
+	return rc ? 1 : 0;
+}

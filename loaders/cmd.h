@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The `edgeq` command: subcommands and the helpers they share. */
+#ifndef EDGEQ_CMD_H
+#define EDGEQ_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "edgeq/maps.h"
+#include "pins.h"
+
+struct eq_opts {
+	const char *ifname;
+	const char *config;
+	const char *netns;
+	const char *xdp_mode;	/* auto, native, generic */
+	bool json;
+	bool verbose;
+};
+
+#define EQ_TC_HANDLE	0xe9	/* our TC filter: handle and priority */
+#define EQ_TC_PRIO	0xe9
+
+/* Print "edgeq: <msg>" to stderr. */
+void eq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void eq_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* netns.c: move this process into /run/netns/NAME (bpffs stays the
+ * host's, unlike `ip netns exec`). */
+int eq_enter_netns(const char *name);
+
+/* routes.c: keep the inner stack's packets to a prefix small enough to be
+ * encapsulated.  apply() returns the EQ_PFX_* flags saying what it did. */
+int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned int inner_mtu,
+		   __u32 *flags, char *err, size_t errlen);
+void eq_route_undo(const char *ifname, const struct eq_prefix_key *k, __u32 flags);
+void eq_route_flush_ours(const char *ifname);
+
+/* hooks.c: the XDP and TC attachment points. */
+int eq_xdp_attach(int ifindex, int prog_fd, const char *mode, struct eq_config *cfg,
+		  char *err, size_t errlen);
+int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
+bool eq_xdp_is_ours(int ifindex, int prog_fd);
+int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, char *err, size_t errlen);
+int eq_tc_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
+bool eq_tc_is_ours(int ifindex, int prog_fd, const struct eq_config *cfg);
+__u32 eq_prog_id(int prog_fd);
+
+/* Subcommands: exit status. */
+int cmd_attach(const struct eq_opts *o);
+int cmd_detach(const struct eq_opts *o);
+int cmd_status(const struct eq_opts *o);
+int cmd_peer(const struct eq_opts *o, int argc, char **argv);
+
+/* Serialise attach/detach/peer changes across processes. */
+int eq_lock(void);
+void eq_unlock(int fd);
+
+#endif

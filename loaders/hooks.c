@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The attachment points.  XDP goes through libxdp so that edgeq can share
+ * the interface with other XDP programs through its dispatcher; where the
+ * dispatcher cannot load (this host refuses freplace programs), libxdp
+ * falls back to attaching our program alone, and we record which happened.
+ * TC egress uses libbpf's bpf_tc_* on a clsact qdisc, created only if the
+ * interface has none, so that detach can remove exactly what attach made.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <xdp/libxdp.h>
+#include "cmd.h"
+
+__u32 eq_prog_id(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (prog_fd < 0 || bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/* Is our program (by id) on the interface, alone or under a dispatcher? */
+bool eq_xdp_is_ours(int ifindex, int prog_fd)
+{
+	__u32 id = eq_prog_id(prog_fd);
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	bool found = false;
+
+	if (!id)
+		return false;
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (libxdp_get_error(mp))
+		return false;
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		found = p && xdp_program__id(p) == id;
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp))
+			if (xdp_program__id(p) == id)
+				found = true;
+	}
+	xdp_multiprog__close(mp);
+	return found;
+}
+
+static int try_attach(struct xdp_program *p, int ifindex, enum xdp_attach_mode m)
+{
+	return xdp_program__attach(p, ifindex, m, 0);
+}
+
+int eq_xdp_attach(int ifindex, int prog_fd, const char *mode, struct eq_config *cfg,
+		  char *err, size_t errlen)
+{
+	struct xdp_program *p = xdp_program__from_fd(prog_fd);
+	struct xdp_multiprog *mp;
+	int rc = -EINVAL;
+
+	if (libxdp_get_error(p)) {
+		snprintf(err, errlen, "libxdp cannot use the XDP program: %s",
+			 strerror(-(int)libxdp_get_error(p)));
+		return -EINVAL;
+	}
+	if (!strcmp(mode, "native") || !strcmp(mode, "auto")) {
+		rc = try_attach(p, ifindex, XDP_MODE_NATIVE);
+		if (!rc)
+			cfg->xdp_mode = EQ_XDP_NATIVE;
+	}
+	if (rc && (!strcmp(mode, "generic") || !strcmp(mode, "auto"))) {
+		rc = try_attach(p, ifindex, XDP_MODE_SKB);
+		if (!rc)
+			cfg->xdp_mode = EQ_XDP_GENERIC;
+	}
+	if (rc) {
+		if (rc == -EEXIST || rc == -EBUSY)
+			snprintf(err, errlen, "the interface already has an XDP program that libxdp cannot "
+				 "share (see 'ip link show'); detach it first");
+		else
+			snprintf(err, errlen, "cannot attach XDP (%s mode): %s", mode, strerror(-rc));
+		xdp_program__close(p);
+		return rc;
+	}
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (!libxdp_get_error(mp)) {
+		if (!xdp_multiprog__is_legacy(mp))
+			cfg->flags |= EQ_CFG_XDP_MULTIPROG;
+		xdp_multiprog__close(mp);
+	}
+	xdp_program__close(p);	/* the kernel keeps the attachment */
+	return 0;
+}
+
+int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg)
+{
+	enum xdp_attach_mode m = cfg->xdp_mode == EQ_XDP_GENERIC ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+	struct xdp_program *p;
+	int rc;
+
+	if (!eq_xdp_is_ours(ifindex, prog_fd))
+		return 0;
+	p = xdp_program__from_fd(prog_fd);
+	if (libxdp_get_error(p))
+		return (int)libxdp_get_error(p);
+	rc = xdp_program__detach(p, ifindex, m, 0);
+	xdp_program__close(p);
+	return rc;
+}
+
+static void tc_hook(struct bpf_tc_hook *h, int ifindex)
+{
+	memset(h, 0, sizeof(*h));
+	h->sz = sizeof(*h);
+	h->ifindex = ifindex;
+	h->attach_point = BPF_TC_EGRESS;
+}
+
+bool eq_tc_is_ours(int ifindex, int prog_fd, const struct eq_config *cfg)
+{
+	LIBBPF_OPTS(bpf_tc_opts, q, .handle = cfg->tc_handle, .priority = cfg->tc_priority);
+	struct bpf_tc_hook h;
+	__u32 id = eq_prog_id(prog_fd);
+
+	tc_hook(&h, ifindex);
+	return id && cfg->tc_handle && bpf_tc_query(&h, &q) == 0 && q.prog_id == id;
+}
+
+int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_tc_opts, o, .handle = EQ_TC_HANDLE, .priority = EQ_TC_PRIO, .prog_fd = prog_fd);
+	struct bpf_tc_hook h;
+	int rc;
+
+	tc_hook(&h, ifindex);
+	rc = bpf_tc_hook_create(&h);
+	if (rc == 0)
+		cfg->flags |= EQ_CFG_CREATED_CLSACT;
+	else if (rc != -EEXIST) {
+		snprintf(err, errlen, "cannot create the clsact qdisc: %s", strerror(-rc));
+		return rc;
+	}
+	rc = bpf_tc_attach(&h, &o);
+	if (rc) {
+		snprintf(err, errlen, rc == -EEXIST ?
+			 "a TC egress filter with handle/priority 0x%x already exists" :
+			 "cannot attach the TC egress program (handle/priority 0x%x): %s",
+			 EQ_TC_HANDLE, strerror(-rc));
+		if (cfg->flags & EQ_CFG_CREATED_CLSACT) {
+			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&h);
+			cfg->flags &= ~EQ_CFG_CREATED_CLSACT;
+		}
+		return rc;
+	}
+	cfg->tc_handle = EQ_TC_HANDLE;
+	cfg->tc_priority = EQ_TC_PRIO;
+	return 0;
+}
+
+int eq_tc_detach(int ifindex, int prog_fd, const struct eq_config *cfg)
+{
+	LIBBPF_OPTS(bpf_tc_opts, o, .handle = cfg->tc_handle, .priority = cfg->tc_priority);
+	struct bpf_tc_hook h;
+	int rc = 0;
+
+	tc_hook(&h, ifindex);
+	if (eq_tc_is_ours(ifindex, prog_fd, cfg))
+		rc = bpf_tc_detach(&h, &o);
+	if (cfg->flags & EQ_CFG_CREATED_CLSACT) {
+		/* Destroying the clsact hook removes the whole qdisc. */
+		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&h);
+	}
+	return rc;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * edgeq status: what bpftool shows of the pinned maps, plus what it cannot
+ * derive: which hooks are live, per-peer figures joined with their
+ * prefixes, and counters summed over CPUs.  --json for scripts.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "addr.h"
+#include "cmd.h"
+#include "peers.h"
+
+#define STAT(f) { #f, offsetof(struct eq_stats, f) }
+static const struct { const char *name; size_t off; } stat_fields[] = {
+	STAT(tx_encap), STAT(tx_miss), STAT(tx_non_ip), STAT(tx_err_too_big), STAT(tx_err_peer),
+	STAT(tx_err_adjust), STAT(tx_err_malformed), STAT(rx_decap), STAT(rx_pass),
+	STAT(rx_drop_short), STAT(rx_drop_version), STAT(rx_drop_type), STAT(rx_drop_peer),
+	STAT(rx_drop_len), STAT(rx_drop_inner), STAT(rx_drop_ecn), STAT(rx_drop_frag),
+	STAT(rx_ctrl), STAT(rx_trimmed),
+};
+#define NSTATS (sizeof(stat_fields) / sizeof(stat_fields[0]))
+_Static_assert(NSTATS * sizeof(__u64) == sizeof(struct eq_stats), "every counter has a name");
+
+static __u64 stat_get(const struct eq_stats *s, size_t i)
+{
+	return *(const __u64 *)((const char *)s + stat_fields[i].off);
+}
+
+struct view {
+	const struct eq_maps *m;
+	bool json;
+	bool first;
+};
+
+static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
+{
+	struct view *vw = arg;
+	char pfx[EQ_PREFIXSTRLEN], via[EQ_ADDRSTRLEN];
+	struct eq_peer p = {};
+
+	bpf_map_lookup_elem(vw->m->peers, &v->peer, &p);
+	eq_prefix_format(k, pfx, sizeof(pfx));
+	eq_addr_format(&p.underlay, via, sizeof(via));
+	if (vw->json) {
+		printf("%s{\"prefix\":\"%s\",\"via\":\"%s\",\"slot\":%u,\"tx_packets\":%llu,"
+		       "\"tx_bytes\":%llu,\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_ce\":%llu,"
+		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"credit\":%lld,\"route\":\"%s\"}",
+		       vw->first ? "" : ",", pfx, via, v->peer,
+		       (unsigned long long)p.tx_packets, (unsigned long long)p.tx_bytes,
+		       (unsigned long long)p.rx_packets, (unsigned long long)p.rx_bytes,
+		       (unsigned long long)p.rx_ce, p.tx_seq, p.rx_seq_next, (long long)p.credit,
+		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
+	} else {
+		printf("    %-24s %-18s %10llu %12llu %10llu %12llu %6llu  %s\n", pfx, via,
+		       (unsigned long long)p.tx_packets, (unsigned long long)p.tx_bytes,
+		       (unsigned long long)p.rx_packets, (unsigned long long)p.rx_bytes,
+		       (unsigned long long)p.rx_ce,
+		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
+	}
+	vw->first = false;
+	return 0;
+}
+
+static bool hook_live(const char *dir, const char *name, int ifindex, const struct eq_config *c)
+{
+	char path[512];
+	int fd;
+	bool live;
+
+	if (eq_path(path, sizeof(path), dir, name))
+		return false;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false;
+	live = strcmp(name, EQ_PIN_PROG_TC) ? eq_xdp_is_ours(ifindex, fd) : eq_tc_is_ours(ifindex, fd, c);
+	close(fd);
+	return live;
+}
+
+/* Show one pin directory; entry is its name under the pin root. */
+static int show_one(const char *dir, const char *entry, bool json, bool first)
+{
+	char ifname[IF_NAMESIZE + 1] = "", l4[EQ_ADDRSTRLEN] = "-", l6[EQ_ADDRSTRLEN] = "-";
+	struct eq_config c = {};
+	struct eq_stats s = {};
+	struct eq_maps m;
+	const char *at = strchr(entry, '@');
+	bool here = at ? strtoull(at + 3, NULL, 10) == eq_netns_ino() : eq_netns_is_init();
+	bool tc = false, xdp = false;
+	int rc;
+
+	snprintf(ifname, sizeof(ifname), "%.*s", at ? (int)(at - entry) : IF_NAMESIZE, entry);
+	rc = eq_maps_open(dir, &m);
+	if (rc) {
+		eq_err("%s: incomplete state at %s (%s); 'edgeq detach %s' cleans it", ifname, dir,
+		       strerror(-rc), ifname);
+		return 1;
+	}
+	eq_config_read(&m, &c);
+	eq_stats_read(&m, &s);
+	if (here && if_nametoindex(ifname) == c.ifindex) {
+		tc = hook_live(dir, EQ_PIN_PROG_TC, (int)c.ifindex, &c);
+		xdp = hook_live(dir, EQ_PIN_PROG_XDP, (int)c.ifindex, &c);
+	}
+	if (c.flags & EQ_CFG_HAS_V4)
+		eq_addr_format(&c.local4, l4, sizeof(l4));
+	if (c.flags & EQ_CFG_HAS_V6)
+		eq_addr_format(&c.local6, l6, sizeof(l6));
+	const char *mode = c.xdp_mode == EQ_XDP_NATIVE ? "native" : c.xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
+	const char *xdp_how = (c.flags & EQ_CFG_XDP_MULTIPROG) ? "libxdp dispatcher" :
+			      "alone (libxdp dispatcher not available)";
+	struct view vw = { &m, json, true };
+
+	if (json) {
+		printf("%s{\"ifname\":\"%s\",\"pin_dir\":\"%s\",\"ifindex\":%u,\"netns_ino\":%llu,"
+		       "\"in_this_netns\":%s,\"tc_attached\":%s,\"xdp_attached\":%s,\"xdp_mode\":\"%s\","
+		       "\"xdp_multiprog\":%s,\"created_clsact\":%s,\"local4\":\"%s\",\"local6\":\"%s\","
+		       "\"port\":%u,\"mtu\":%u,\"link_rate_bps\":%llu,\"entropy\":\"%s\",\"node_id\":%u,"
+		       "\"peers\":[", first ? "" : ",", ifname, dir, c.ifindex,
+		       (unsigned long long)c.netns_ino, here ? "true" : "false", tc ? "true" : "false",
+		       xdp ? "true" : "false", mode, (c.flags & EQ_CFG_XDP_MULTIPROG) ? "true" : "false",
+		       (c.flags & EQ_CFG_CREATED_CLSACT) ? "true" : "false", l4, l6, c.port, c.mtu,
+		       (unsigned long long)c.link_rate_bps, c.entropy ? "packet" : "flow", c.node_id);
+		eq_prefix_foreach(&m, show_prefix, &vw);
+		printf("],\"stats\":{");
+		for (size_t i = 0; i < NSTATS; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", stat_fields[i].name,
+			       (unsigned long long)stat_get(&s, i));
+		printf("}}");
+	} else {
+		printf("%s%s: %s\n", first ? "" : "\n", ifname,
+		       !here ? "attached in another network namespace (use --netns to see its hooks)" :
+		       tc && xdp ? "attached" : "STALE: hooks missing; 'edgeq detach' cleans up");
+		printf("  pins     %s\n", dir);
+		if (here)
+			printf("  hooks    TC egress %s%s, XDP %s %s, %s\n", tc ? "on" : "MISSING",
+			       (c.flags & EQ_CFG_CREATED_CLSACT) ? " (clsact made by edgeq)" : "",
+			       mode, xdp ? "on" : "MISSING", xdp_how);
+		printf("  tunnel   local %s %s, udp port %u, wire mtu %u, link %.2f Gbit/s, entropy per %s, node id %u\n",
+		       l4, l6, c.port, c.mtu, c.link_rate_bps / 1e9, c.entropy ? "packet" : "flow", c.node_id);
+		printf("  peers\n    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", "prefix", "via", "tx pkts",
+		       "tx bytes", "rx pkts", "rx bytes", "rx CE", "route");
+		eq_prefix_foreach(&m, show_prefix, &vw);
+		if (vw.first)
+			printf("    (none: add one with 'edgeq peer add PREFIX via ADDR dev %s')\n", ifname);
+		printf("  counters (non-zero, summed over CPUs)\n");
+		for (size_t i = 0; i < NSTATS; i++)
+			if (stat_get(&s, i))
+				printf("    %-18s %llu\n", stat_fields[i].name, (unsigned long long)stat_get(&s, i));
+	}
+	eq_maps_close(&m);
+	return 0;
+}
+
+int cmd_status(const struct eq_opts *o)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *d;
+	int rc = 0, n = 0;
+
+	if (o->json)
+		printf("{\"interfaces\":[");
+	if (o->ifname) {
+		if (eq_pin_dir(o->ifname, dir, sizeof(dir)))
+			return 1;
+		if (access(dir, F_OK)) {
+			if (o->json)
+				printf("]}\n");
+			eq_err("edgeq is not attached to %s (nothing at %s)", o->ifname, dir);
+			return 1;
+		}
+		rc = show_one(dir, strrchr(dir, '/') + 1, o->json, true);
+		n = 1;
+	} else if ((d = opendir(eq_pin_root())) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+				continue;
+			if (eq_path(dir, sizeof(dir), eq_pin_root(), e->d_name))
+				continue;
+			rc |= show_one(dir, e->d_name, o->json, n == 0);
+			n++;
+		}
+		closedir(d);
+	}
+	if (o->json)
+		printf("]}\n");
+	else if (!n)
+		printf("edgeq is not attached to any interface\n");
+	return rc;
+}

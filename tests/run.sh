@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Runs the test layers and prints one summary line for all of them:
+#   N passed, N failed[, N skipped]
+# Every test program (cmocka binary or shell script) speaks TAP: "ok N - x",
+# "not ok N - x", "not ok N # SKIP x" (cmocka) or "ok N # SKIP x".  A program
+# that exits non-zero without reporting a failure, or reports fewer results
+# than its plan, counts as one more failure: a crash is never a pass.
+#
+# usage: tests/run.sh [all|unit|bpf|netns]...
+set -u
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-build}
+export CMOCKA_MESSAGE_OUTPUT=TAP
+pass=0 fail=0 skip=0
+failed_names=()
+
+run_one() {		# $1 = layer, $2... = command
+	local layer=$1; shift
+	local name; name=$(basename "$1")
+	local log; log=$(mktemp)
+	local p=0 f=0 s=0 plan=-1 rc line
+	echo "# --- $layer/$name"
+	timeout --foreground -k 10 "${TEST_TIMEOUT:-900}" "$@" >"$log" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*"# SKIP"*|"ok "*"# SKIP"*) s=$((s + 1)); echo "$layer/$name: $line" ;;
+		"not ok "*) f=$((f + 1)); echo "$layer/$name: $line"; failed_names+=("$layer/$name: ${line#not ok }") ;;
+		"ok "*) p=$((p + 1)); echo "$layer/$name: $line" ;;
+		1..*) plan=${line#1..}; plan=${plan%% *} ;;
+		*) [ -n "${VERBOSE:-}" ] || [ "$rc" -ne 0 ] && echo "    $line" ;;
+		esac
+	done <"$log"
+	rm -f "$log"
+	if [ "$plan" -ge 0 ] && [ $((p + f + s)) -lt "$plan" ]; then
+		echo "$layer/$name: not ok - only $((p + f + s)) of $plan results (crashed?)"
+		f=$((f + 1)); failed_names+=("$layer/$name: missing results")
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "$layer/$name: not ok - exited $rc without reporting a failure"
+		f=$((f + 1)); failed_names+=("$layer/$name: exit $rc")
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+need_root() {		# $1 = layer
+	if [ "$(id -u)" != 0 ]; then
+		echo "$1: ok 1 # SKIP needs root (BPF loading, namespaces)"
+		skip=$((skip + 1))
+		return 1
+	fi
+}
+
+layer_unit() {
+	local t
+	for t in "$OUT"/tests/unit/test_*; do [ -x "$t" ] && run_one unit "$t"; done
+}
+layer_bpf() {
+	need_root bpf || return 0
+	local t
+	for t in "$OUT"/tests/bpf/test_*; do [ -x "$t" ] && run_one bpf "$t"; done
+}
+layer_netns() {
+	need_root netns || return 0
+	local t
+	for t in tests/netns/test_*.sh; do [ -f "$t" ] && run_one netns bash "$t"; done
+}
+
+layers=("$@"); [ ${#layers[@]} -eq 0 ] && layers=(all)
+for l in "${layers[@]}"; do
+	case "$l" in
+	all) layer_unit; layer_bpf; layer_netns ;;
+	unit|bpf|netns) "layer_$l" ;;
+	*) echo "run.sh: unknown layer '$l' (all, unit, bpf, netns)" >&2; exit 2 ;;
+	esac
+done
+
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "# failures:"; printf '#   %s\n' "${failed_names[@]}"
+fi
+summary="$pass passed, $fail failed"
+[ "$skip" -gt 0 ] && summary="$summary, $skip skipped"
+echo "$summary"
+[ "$fail" -eq 0 ] && [ $((pass + fail)) -gt 0 ]

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The edgeq config file (docs/config.md): one directive per line,
+ * '#' starts a comment.
+ *
+ *   local 10.77.0.1            underlay address (once per family)
+ *   port 7446                  UDP port of the tunnel
+ *   mtu 1500                   wire MTU; default: the interface's MTU
+ *   link_rate 10gbit           access link rate (bit, kbit, mbit, gbit)
+ *   entropy flow|packet        UDP source port per flow or per packet
+ *   node_id 1                  sender id; default: from the first local address
+ *   peer PREFIX via ADDR       carry traffic to PREFIX to underlay ADDR
+ */
+#ifndef EDGEQ_CONFIG_H
+#define EDGEQ_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "edgeq/maps.h"
+
+struct eq_cfg_peer {
+	struct eq_prefix_key	prefix;
+	struct eq_addr		via;
+};
+
+struct eq_cfg {
+	struct eq_config	bpf;		/* local4/6, flags, port, node_id, mtu, entropy, rate */
+	bool			node_id_set;
+	size_t			npeers;
+	struct eq_cfg_peer	*peers;
+};
+
+/* Parse config text; name is used in messages ("name:line: ...").
+ * 0 on success; -EINVAL with a message in err otherwise.  On success the
+ * caller owns cfg->peers (eq_cfg_free). */
+int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *err, size_t errlen);
+int eq_cfg_load(const char *path, struct eq_cfg *cfg, char *err, size_t errlen);
+void eq_cfg_free(struct eq_cfg *cfg);
+
+/* Rate "10gbit", "500mbit", "1000000" (bit/s) -> bit/s; 0 or -EINVAL. */
+int eq_parse_rate(const char *s, __u64 *bps);
+/* Largest inner packet for a wire MTU and an outer family. */
+unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6);
+
+#endif

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "addr.h"
+#include "peers.h"
+
+static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via, __u32 *slot)
+{
+	struct eq_underlay_val uv;
+	struct eq_peer p;
+
+	if (bpf_map_lookup_elem(m->underlay, via, &uv) == 0) {
+		*slot = uv.peer;
+		return 0;
+	}
+	for (__u32 i = 0; i < EQ_MAX_PEERS; i++) {
+		if (bpf_map_lookup_elem(m->peers, &i, &p))
+			return -errno;
+		if (p.flags & EQ_PEER_USED)
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.underlay = *via;
+		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6);
+		if (bpf_map_update_elem(m->peers, &i, &p, BPF_ANY))
+			return -errno;
+		uv.peer = i;
+		if (bpf_map_update_elem(m->underlay, via, &uv, BPF_NOEXIST)) {
+			int err = -errno;
+
+			memset(&p, 0, sizeof(p));
+			bpf_map_update_elem(m->peers, &i, &p, BPF_ANY);
+			return err;
+		}
+		*slot = i;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int eq_prefix_get(const struct eq_maps *m, const struct eq_prefix_key *k, struct eq_prefix_val *v)
+{
+	struct eq_prefix_key cur, next;
+	bool first = true;
+
+	/* An LPM lookup returns the longest match, not the exact key: walk. */
+	while (bpf_map_get_next_key(m->prefixes, first ? NULL : &cur, &next) == 0) {
+		first = false;
+		cur = next;
+		if (!memcmp(&cur, k, sizeof(cur)))
+			return bpf_map_lookup_elem(m->prefixes, &cur, v) ? -errno : 0;
+	}
+	return -ENOENT;
+}
+
+int eq_prefix_set(const struct eq_maps *m, const struct eq_prefix_key *k, const struct eq_prefix_val *v)
+{
+	return bpf_map_update_elem(m->prefixes, k, v, BPF_ANY) ? -errno : 0;
+}
+
+int eq_peer_add(const struct eq_maps *m, const struct eq_prefix_key *prefix,
+		const struct eq_addr *via, __u32 *slot)
+{
+	struct eq_prefix_val v = {};
+	struct eq_peer p;
+	int err;
+
+	if (eq_prefix_get(m, prefix, &v) == 0) {
+		if (bpf_map_lookup_elem(m->peers, &v.peer, &p) == 0 &&
+		    !memcmp(&p.underlay, via, sizeof(*via))) {
+			*slot = v.peer;
+			return 0;
+		}
+		return -EEXIST;
+	}
+	err = find_or_alloc_slot(m, via, slot);
+	if (err)
+		return err;
+	v.peer = *slot;
+	v.flags = 0;
+	if (bpf_map_update_elem(m->prefixes, prefix, &v, BPF_NOEXIST))
+		return -errno;
+	return 0;
+}
+
+struct slot_use {
+	__u32 slot;
+	bool used;
+};
+
+static int check_use(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
+{
+	struct slot_use *u = arg;
+
+	if (v->peer == u->slot)
+		u->used = true;
+	return u->used;
+}
+
+int eq_peer_del(const struct eq_maps *m, const struct eq_prefix_key *prefix)
+{
+	struct eq_prefix_val v;
+	struct slot_use use;
+	struct eq_peer p;
+	int err = eq_prefix_get(m, prefix, &v);
+
+	if (err)
+		return err;
+	if (bpf_map_delete_elem(m->prefixes, prefix))
+		return -errno;
+	use.slot = v.peer;
+	use.used = false;
+	err = eq_prefix_foreach(m, check_use, &use);
+	if (err < 0 || use.used)
+		return err < 0 ? err : 0;
+	if (bpf_map_lookup_elem(m->peers, &v.peer, &p))
+		return -errno;
+	bpf_map_delete_elem(m->underlay, &p.underlay);
+	memset(&p, 0, sizeof(p));
+	return bpf_map_update_elem(m->peers, &v.peer, &p, BPF_ANY) ? -errno : 0;
+}
+
+int eq_prefix_foreach(const struct eq_maps *m, eq_prefix_fn fn, void *arg)
+{
+	struct eq_prefix_key cur, next;
+	struct eq_prefix_val v;
+	bool first = true;
+	int rc;
+
+	while (bpf_map_get_next_key(m->prefixes, first ? NULL : &cur, &next) == 0) {
+		first = false;
+		cur = next;
+		if (bpf_map_lookup_elem(m->prefixes, &cur, &v))
+			continue;	/* deleted under us */
+		rc = fn(&cur, &v, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The peer table in the pinned maps: overlay prefixes (eq_prefixes) point
+ * at peer slots (eq_peers), one per underlay address, found again on
+ * ingress through eq_underlay.  A slot lives as long as a prefix uses it.
+ */
+#ifndef EDGEQ_PEERS_H
+#define EDGEQ_PEERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "pins.h"
+
+/* Add prefix -> via.  Idempotent for the same pair; -EEXIST when the prefix
+ * already goes to another peer; -ENOSPC when no slot is free.  *slot
+ * receives the peer slot. */
+int eq_peer_add(const struct eq_maps *m, const struct eq_prefix_key *prefix,
+		const struct eq_addr *via, __u32 *slot);
+/* Remove a prefix (exact match); frees its slot when no prefix uses it
+ * any more.  -ENOENT when the prefix is not configured. */
+int eq_peer_del(const struct eq_maps *m, const struct eq_prefix_key *prefix);
+
+/* Iterate the prefixes; stop early when fn returns non-zero. */
+typedef int (*eq_prefix_fn)(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg);
+int eq_prefix_foreach(const struct eq_maps *m, eq_prefix_fn fn, void *arg);
+int eq_prefix_get(const struct eq_maps *m, const struct eq_prefix_key *k, struct eq_prefix_val *v);
+int eq_prefix_set(const struct eq_maps *m, const struct eq_prefix_key *k, const struct eq_prefix_val *v);
+
+#endif

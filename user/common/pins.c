@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pins.h"
+
+const char *eq_pin_root(void)
+{
+	const char *r = getenv("EDGEQ_PIN_ROOT");
+
+	return r && *r ? r : EQ_PIN_ROOT;
+}
+
+static uint64_t ns_ino(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+uint64_t eq_netns_ino(void)
+{
+	return ns_ino("/proc/thread-self/ns/net");
+}
+
+/* The kernel gives the initial network namespace a fixed inode number
+ * (PROC_NET_INIT_INO in include/linux/proc_ns.h, stable since 3.8); /proc/1
+ * may not be readable in a container, so do not ask it. */
+#define EQ_NETNS_INIT_INO 0xEFFFFFF9ULL
+
+int eq_netns_is_init(void)
+{
+	return eq_netns_ino() == EQ_NETNS_INIT_INO;
+}
+
+int eq_pin_dir(const char *ifname, char *buf, size_t len)
+{
+	int n;
+
+	if (eq_netns_is_init())
+		n = snprintf(buf, len, "%s/%s", eq_pin_root(), ifname);
+	else
+		n = snprintf(buf, len, "%s/%s@ns%llu", eq_pin_root(), ifname,
+			     (unsigned long long)eq_netns_ino());
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int eq_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int open_one(const char *dir, const char *name)
+{
+	char path[512];
+
+	if (eq_path(path, sizeof(path), dir, name))
+		return -1;
+	return bpf_obj_get(path);
+}
+
+int eq_maps_open(const char *dir, struct eq_maps *m)
+{
+	m->config = open_one(dir, EQ_MAP_CONFIG);
+	m->prefixes = open_one(dir, EQ_MAP_PREFIXES);
+	m->peers = open_one(dir, EQ_MAP_PEERS);
+	m->underlay = open_one(dir, EQ_MAP_UNDERLAY);
+	m->stats = open_one(dir, EQ_MAP_STATS);
+	if (m->config < 0 || m->prefixes < 0 || m->peers < 0 || m->underlay < 0 || m->stats < 0) {
+		int err = -errno;
+
+		eq_maps_close(m);
+		return err ? err : -ENOENT;
+	}
+	return 0;
+}
+
+void eq_maps_close(struct eq_maps *m)
+{
+	int *fds[] = { &m->config, &m->prefixes, &m->peers, &m->underlay, &m->stats };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+int eq_config_read(const struct eq_maps *m, struct eq_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(m->config, &zero, cfg) ? -errno : 0;
+}
+
+int eq_config_write(const struct eq_maps *m, const struct eq_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(m->config, &zero, cfg, BPF_ANY) ? -errno : 0;
+}
+
+int eq_stats_read(const struct eq_maps *m, struct eq_stats *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct eq_stats *per;
+	__u32 zero = 0;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	per = calloc(ncpu, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->stats, &zero, per)) {
+		int err = -errno;
+
+		free(per);
+		return err;
+	}
+	memset(out, 0, sizeof(*out));
+	/* struct eq_stats is nothing but __u64 counters: add them field-wise. */
+	for (int c = 0; c < ncpu; c++) {
+		const __u64 *src = (const __u64 *)&per[c];
+		__u64 *dst = (__u64 *)out;
+
+		for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+			dst[i] += src[i];
+	}
+	free(per);
+	return 0;
+}
+
+int eq_pins_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+	int err = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (eq_path(path, sizeof(path), dir, e->d_name))
+			continue;
+		if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where an attachment's state lives and how to open it.
+ *
+ * Maps and programs are pinned under EQ_PIN_ROOT/<ifname> for an interface
+ * in the initial network namespace, and EQ_PIN_ROOT/<ifname>@ns<inode> for
+ * one in another namespace (interface names are only unique per netns).
+ * EDGEQ_PIN_ROOT in the environment overrides the root (tests use it).
+ */
+#ifndef EDGEQ_PINS_H
+#define EDGEQ_PINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "edgeq/maps.h"
+
+#define EQ_PIN_ROOT	"/sys/fs/bpf/edgeq"
+
+struct eq_maps {
+	int config;
+	int prefixes;
+	int peers;
+	int underlay;
+	int stats;
+};
+
+const char *eq_pin_root(void);
+/* Inode of this thread's network namespace, and whether it is the initial one. */
+uint64_t eq_netns_ino(void);
+int eq_netns_is_init(void);
+/* Pin directory for ifname in the current netns. */
+int eq_pin_dir(const char *ifname, char *buf, size_t len);
+
+/* dir/name into buf; -ENAMETOOLONG if it does not fit. */
+int eq_path(char *buf, size_t len, const char *dir, const char *name);
+/* Open the pinned maps under dir; -errno if any is missing. */
+int eq_maps_open(const char *dir, struct eq_maps *m);
+void eq_maps_close(struct eq_maps *m);
+int eq_config_read(const struct eq_maps *m, struct eq_config *cfg);
+int eq_config_write(const struct eq_maps *m, const struct eq_config *cfg);
+/* Sum the per-CPU counters. */
+int eq_stats_read(const struct eq_maps *m, struct eq_stats *out);
+
+/* Remove every pin under dir and dir itself (one level of files). */
+int eq_pins_remove(const char *dir);
+
+#endif
