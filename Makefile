@@ -41,6 +41,7 @@ BPFT_BINS  := $(patsubst tests/bpf/%.c,$(OUT)/tests/bpf/%,$(BPFT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
+.SECONDARY:
 .PHONY: all deps test test-unit test-bpf test-netns bench demo clean
 
 all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
@@ -68,7 +69,7 @@ $(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(SKELS) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h) | $(OUT)/.deps
+$(OUT)/%.o: %.c $(SKELS) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h tests/bpf/*.h) | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -84,12 +85,16 @@ $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB)
 $(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
 
-$(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c tests/bpf/pkt.h | $(OUT)/.deps
+$(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c tests/bpf/pkt.h include/edgeq/*.h | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(OUT)/bench/%.o: bench/%.c tests/bpf/pkt.h $(SKELS) include/edgeq/*.h | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/bpf -c $< -o $@
+
 $(OUT)/bench/%: $(OUT)/bench/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
-	$(CC) $(CFLAGS) -Itests/bpf -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Each layer prints TAP; tests/run.sh adds them up into one summary line.
 test: all
@@ -98,7 +103,7 @@ test: all
 test-unit: $(UNIT_BINS)
 	@tests/run.sh unit
 
-test-bpf: $(BPFT_BINS) $(OUT)/edgeq
+test-bpf: $(BPFT_BINS)
 	@tests/run.sh bpf
 
 test-netns: $(OUT)/edgeq

@@ -97,7 +97,8 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	bool v6 = peer->flags & EQ_PEER_V6;
 	__u32 overhead = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
 	__u32 inner_len = skb->len - ETH_HLEN;
-	__u32 segs = skb->gso_segs ? skb->gso_segs : 1;
+	bool gso = skb->gso_size != 0;	/* plain TCP skbs have gso_segs 1, gso_size 0 */
+	__u32 segs = gso && skb->gso_segs ? skb->gso_segs : 1;
 	__u64 flags;
 	__u32 entropy, seq;
 	__u16 path;
@@ -105,7 +106,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	/* A GSO packet is cut to the route MTU (lowered by `edgeq attach`)
 	 * before it gets here, segment by segment; a single packet has to
 	 * fit as it is. */
-	if (!skb->gso_segs && inner_len + overhead > cfg->mtu) {
+	if (!gso && inner_len + overhead > cfg->mtu) {
 		st->tx_err_too_big++;
 		return TC_ACT_SHOT;
 	}

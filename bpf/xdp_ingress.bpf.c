@@ -38,7 +38,20 @@ struct outer {
 	__u8		ecn;
 };
 
-enum verdict { NOT_OURS, OURS, BAD_LEN, BAD_FRAG };
+/* 16-byte compare: clang does not inline memcmp for BPF.  memcpy of a
+ * constant size is inlined, and copes with unaligned packet data. */
+static __always_inline bool addr16_eq(const void *a, const void *b)
+{
+	__u64 a0, a1, b0, b1;
+
+	__builtin_memcpy(&a0, a, 8);
+	__builtin_memcpy(&a1, a + 8, 8);
+	__builtin_memcpy(&b0, b, 8);
+	__builtin_memcpy(&b1, b + 8, 8);
+	return a0 == b0 && a1 == b1;
+}
+
+enum verdict { NOT_OURS, OURS, BAD_LEN, BAD_FRAG, BAD_CSUM };
 
 static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct eq_config *cfg,
 						struct outer *o)
@@ -56,18 +69,29 @@ static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct
 
 		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP)
 			return NOT_OURS;
+		/* A later fragment has no UDP header: its bytes are payload. */
+		if (ip->frag_off & bpf_htons(IP_OFFSET))
+			return NOT_OURS;
 		ihl = ip->ihl * 4;
 		if (ihl < sizeof(*ip))
 			return NOT_OURS;
 		o->udp = (void *)ip + ihl;
-		if ((void *)(o->udp + 1) > end) {
-			/* A later fragment carries no ports: it is not ours to judge. */
+		if ((void *)(o->udp + 1) > end || o->udp->dest != bpf_htons(cfg->port))
 			return NOT_OURS;
-		}
-		if (o->udp->dest != bpf_htons(cfg->port))
+		/* Addressed to another host: not ours to decapsulate. */
+		__be32 local4;
+
+		__builtin_memcpy(&local4, &cfg->local4.a[12], 4);
+		if (!(cfg->flags & EQ_CFG_HAS_V4) || ip->daddr != local4)
 			return NOT_OURS;
-		if (ip->frag_off & bpf_htons(IP_MF | IP_OFFSET))
-			return BAD_FRAG;
+		if (ip->frag_off & bpf_htons(IP_MF))
+			return BAD_FRAG;	/* a first fragment: edgeq always sends DF */
+		/* Our senders never use IP options; the stack would verify the
+		 * header checksum, so we must too before trusting any field. */
+		if (ihl != sizeof(*ip))
+			return BAD_LEN;
+		if (eq_ipv4_hdr_csum(ip))
+			return BAD_CSUM;
 		tot = bpf_ntohs(ip->tot_len);
 		if (tot > frame_l3 || tot < ihl + sizeof(struct udphdr))
 			return BAD_LEN;
@@ -89,6 +113,8 @@ static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct
 			return NOT_OURS;
 		o->udp = (void *)(ip6 + 1);
 		if ((void *)(o->udp + 1) > end || o->udp->dest != bpf_htons(cfg->port))
+			return NOT_OURS;
+		if (!(cfg->flags & EQ_CFG_HAS_V6) || !addr16_eq(&ip6->daddr, &cfg->local6))
 			return NOT_OURS;
 		plen = bpf_ntohs(ip6->payload_len);
 		if (plen + sizeof(*ip6) > frame_l3)
@@ -178,6 +204,9 @@ int xdp_ingress(struct xdp_md *ctx)
 		return XDP_DROP;
 	case BAD_FRAG:
 		st->rx_drop_frag++;
+		return XDP_DROP;
+	case BAD_CSUM:
+		st->rx_drop_csum++;
 		return XDP_DROP;
 	case OURS:
 		break;

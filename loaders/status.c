@@ -16,22 +16,7 @@
 #include "addr.h"
 #include "cmd.h"
 #include "peers.h"
-
-#define STAT(f) { #f, offsetof(struct eq_stats, f) }
-static const struct { const char *name; size_t off; } stat_fields[] = {
-	STAT(tx_encap), STAT(tx_miss), STAT(tx_non_ip), STAT(tx_err_too_big), STAT(tx_err_peer),
-	STAT(tx_err_adjust), STAT(tx_err_malformed), STAT(rx_decap), STAT(rx_pass),
-	STAT(rx_drop_short), STAT(rx_drop_version), STAT(rx_drop_type), STAT(rx_drop_peer),
-	STAT(rx_drop_len), STAT(rx_drop_inner), STAT(rx_drop_ecn), STAT(rx_drop_frag),
-	STAT(rx_ctrl), STAT(rx_trimmed),
-};
-#define NSTATS (sizeof(stat_fields) / sizeof(stat_fields[0]))
-_Static_assert(NSTATS * sizeof(__u64) == sizeof(struct eq_stats), "every counter has a name");
-
-static __u64 stat_get(const struct eq_stats *s, size_t i)
-{
-	return *(const __u64 *)((const char *)s + stat_fields[i].off);
-}
+#include "stats.h"
 
 struct view {
 	const struct eq_maps *m;
@@ -104,7 +89,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		return 1;
 	}
 	eq_config_read(&m, &c);
-	eq_stats_read(&m, &s);
+	eq_stats_sum(m.stats, &s);
 	if (here && if_nametoindex(ifname) == c.ifindex) {
 		tc = hook_live(dir, EQ_PIN_PROG_TC, (int)c.ifindex, &c);
 		xdp = hook_live(dir, EQ_PIN_PROG_XDP, (int)c.ifindex, &c);
@@ -130,9 +115,9 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		       (unsigned long long)c.link_rate_bps, c.entropy ? "packet" : "flow", c.node_id);
 		eq_prefix_foreach(&m, show_prefix, &vw);
 		printf("],\"stats\":{");
-		for (size_t i = 0; i < NSTATS; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", stat_fields[i].name,
-			       (unsigned long long)stat_get(&s, i));
+		for (size_t i = 0; i < eq_stat_count; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", eq_stat_names[i],
+			       (unsigned long long)eq_stat_get(&s, i));
 		printf("}}");
 	} else {
 		printf("%s%s: %s\n", first ? "" : "\n", ifname,
@@ -151,9 +136,9 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		if (vw.first)
 			printf("    (none: add one with 'edgeq peer add PREFIX via ADDR dev %s')\n", ifname);
 		printf("  counters (non-zero, summed over CPUs)\n");
-		for (size_t i = 0; i < NSTATS; i++)
-			if (stat_get(&s, i))
-				printf("    %-18s %llu\n", stat_fields[i].name, (unsigned long long)stat_get(&s, i));
+		for (size_t i = 0; i < eq_stat_count; i++)
+			if (eq_stat_get(&s, i))
+				printf("    %-18s %llu\n", eq_stat_names[i], (unsigned long long)eq_stat_get(&s, i));
 	}
 	eq_maps_close(&m);
 	return 0;

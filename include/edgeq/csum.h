@@ -23,7 +23,11 @@ static inline __u16 eq_ipv4_hdr_csum(const void *hdr)
 	const __u16 *w = (const __u16 *)hdr;
 	__u32 sum = 0;
 
+#ifdef __clang__
 #pragma unroll
+#else
+#pragma GCC unroll 10
+#endif
 	for (int i = 0; i < 10; i++)
 		sum += w[i];
 	return eq_csum_fold(sum);

@@ -129,6 +129,7 @@ struct eq_stats {
 	__u64	rx_drop_inner;		/* inner protocol bad or not matching */
 	__u64	rx_drop_ecn;		/* CE outer over a Not-ECT inner (RFC 6040) */
 	__u64	rx_drop_frag;		/* fragmented outer packet */
+	__u64	rx_drop_csum;		/* bad outer IPv4 header checksum */
 	__u64	rx_ctrl;		/* control packets (no agent yet: dropped) */
 	__u64	rx_trimmed;		/* trimmed DATA (no agent yet: dropped) */
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +31,11 @@ int eq_addr_parse(const char *s, struct eq_addr *out)
 
 void eq_addr_format(const struct eq_addr *a, char *buf, size_t len)
 {
-	if (eq_addr_is_v4(a))
-		inet_ntop(AF_INET, &a->a[12], buf, len);
-	else
-		inet_ntop(AF_INET6, a->a, buf, len);
+	const char *r = eq_addr_is_v4(a) ? inet_ntop(AF_INET, &a->a[12], buf, len)
+					  : inet_ntop(AF_INET6, a->a, buf, len);
+
+	if (!r && len)
+		buf[0] = '\0';
 }
 
 static void clear_host_bits(struct eq_addr *a, unsigned int plen)
@@ -64,6 +66,8 @@ int eq_prefix_parse(const char *s, struct eq_prefix_key *out)
 		return -EINVAL;
 	v4 = eq_addr_is_v4(&out->addr) && strchr(buf, ':') == NULL;
 	if (slash) {
+		if (!isdigit((unsigned char)slash[1]))
+			return -EINVAL;
 		errno = 0;
 		plen = strtoul(slash + 1, &end, 10);
 		if (errno || end == slash + 1 || *end || plen > (v4 ? 32u : 128u))

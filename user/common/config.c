@@ -93,6 +93,9 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		WANT(2, "local ADDRESS");
 		if (eq_addr_parse(w[1], &a))
 			return fail(err, errlen, name, ln, "'%s' is not an IPv4 or IPv6 address", w[1]);
+		/* node_id default: low 16 bits of the first local address. */
+		if (!(b->flags & (EQ_CFG_HAS_V4 | EQ_CFG_HAS_V6)) && !cfg->node_id_set)
+			b->node_id = (__u16)(a.a[14] << 8 | a.a[15]);
 		if (eq_addr_is_v4(&a)) {
 			if (b->flags & EQ_CFG_HAS_V4)
 				return fail(err, errlen, name, ln, "a second IPv4 'local' address");
@@ -158,7 +161,6 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errlen)
 {
 	struct eq_config *b = &cfg->bpf;
-	const struct eq_addr *first;
 
 	if (!(b->flags & (EQ_CFG_HAS_V4 | EQ_CFG_HAS_V6)))
 		return fail(err, errlen, name, 0, "no 'local' address: say which underlay address this host sends from");
@@ -170,11 +172,6 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 		eq_addr_format(&p->via, a, sizeof(a));
 		if (!(b->flags & (v4 ? EQ_CFG_HAS_V4 : EQ_CFG_HAS_V6)))
 			return fail(err, errlen, name, 0, "peer via %s needs a local %s address", a, v4 ? "IPv4" : "IPv6");
-	}
-	if (!cfg->node_id_set) {
-		/* Low 16 bits of the first local address: unique within a /16. */
-		first = (b->flags & EQ_CFG_HAS_V4) ? &b->local4 : &b->local6;
-		b->node_id = (__u16)(first->a[14] << 8 | first->a[15]);
 	}
 	return 0;
 }

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "pins.h"
 
 const char *eq_pin_root(void)
@@ -106,36 +105,6 @@ int eq_config_write(const struct eq_maps *m, const struct eq_config *cfg)
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(m->config, &zero, cfg, BPF_ANY) ? -errno : 0;
-}
-
-int eq_stats_read(const struct eq_maps *m, struct eq_stats *out)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	struct eq_stats *per;
-	__u32 zero = 0;
-
-	if (ncpu <= 0)
-		return -EINVAL;
-	per = calloc(ncpu, sizeof(*per));
-	if (!per)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->stats, &zero, per)) {
-		int err = -errno;
-
-		free(per);
-		return err;
-	}
-	memset(out, 0, sizeof(*out));
-	/* struct eq_stats is nothing but __u64 counters: add them field-wise. */
-	for (int c = 0; c < ncpu; c++) {
-		const __u64 *src = (const __u64 *)&per[c];
-		__u64 *dst = (__u64 *)out;
-
-		for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
-			dst[i] += src[i];
-	}
-	free(per);
-	return 0;
 }
 
 int eq_pins_remove(const char *dir)

@@ -38,8 +38,6 @@ int eq_maps_open(const char *dir, struct eq_maps *m);
 void eq_maps_close(struct eq_maps *m);
 int eq_config_read(const struct eq_maps *m, struct eq_config *cfg);
 int eq_config_write(const struct eq_maps *m, const struct eq_config *cfg);
-/* Sum the per-CPU counters. */
-int eq_stats_read(const struct eq_maps *m, struct eq_stats *out);
 
 /* Remove every pin under dir and dir itself (one level of files). */
 int eq_pins_remove(const char *dir);

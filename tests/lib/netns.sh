@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A two-host testbed for netns tests: namespaces A and B joined by one veth
+# pair, IPv4 and IPv6 addresses, edgeq configs for both.  Names are unique
+# per run, and tb_down (installed as an EXIT/INT/TERM trap by tb_up) removes
+# namespaces, pins, background processes and temporary files on every exit
+# path.  Source tests/lib/tap.sh first.
+#
+#   A: $TB_IFA  10.77.0.1/24  fd77::1/64      B: $TB_IFB  10.77.0.2/24  fd77::2/64
+#   B also has 10.77.0.3 and fd77::3, which are not peer addresses.
+
+EDGEQ=${EDGEQ:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/edgeq}
+TB_ID=$(printf '%x%04x' $$ $((RANDOM)))
+TB_A=eqtA$TB_ID
+TB_B=eqtB$TB_ID
+TB_IFA=eqa$TB_ID
+TB_IFB=eqb$TB_ID
+TB_TMP=
+TB_PIDS=()
+TB_PORTS=()		# TCP ports the transfers used (tshark decodes them as data)
+
+# Run a command in A or B (applications: not edgeq, which takes --netns).
+in_a() { ip netns exec "$TB_A" "$@"; }
+in_b() { ip netns exec "$TB_B" "$@"; }
+eq_a() { "$EDGEQ" --netns "$TB_A" "$@"; }
+eq_b() { "$EDGEQ" --netns "$TB_B" "$@"; }
+
+# Start a background process (an external command, so that $! is its own
+# pid: bash makes background jobs ignore SIGINT); tb_stop/tb_down end it.
+tb_bg() {
+	"$@" &
+	TB_PIDS+=($!)
+}
+
+tb_stop() {
+	local p
+	for p in "${TB_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${TB_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	TB_PIDS=()
+}
+
+tb_down() {
+	tb_stop
+	if ip netns list | grep -qw "$TB_A"; then eq_a detach "$TB_IFA" >/dev/null 2>&1; fi
+	if ip netns list | grep -qw "$TB_B"; then eq_b detach "$TB_IFB" >/dev/null 2>&1; fi
+	ip netns del "$TB_A" 2>/dev/null
+	ip netns del "$TB_B" 2>/dev/null
+	# Pins outlive a namespace: remove ours whatever happened above.
+	rm -rf /sys/fs/bpf/edgeq/"$TB_IFA"@* /sys/fs/bpf/edgeq/"$TB_IFB"@* 2>/dev/null
+	rmdir /sys/fs/bpf/edgeq 2>/dev/null
+	if [ -n "${TB_KEEP:-}" ] && [ -n "$TB_TMP" ]; then echo "# kept $TB_TMP"; TB_TMP=; fi
+	[ -n "$TB_TMP" ] && rm -rf "$TB_TMP"
+	TB_TMP=
+}
+
+tb_up() {
+	trap tb_down EXIT
+	trap 'tb_down; exit 130' INT TERM
+	TB_TMP=$(mktemp -d /tmp/edgeq-test.XXXXXX)
+	ip netns add "$TB_A" && ip netns add "$TB_B" || return 1
+	ip link add "$TB_IFA" netns "$TB_A" type veth peer name "$TB_IFB" netns "$TB_B" || return 1
+	ip -n "$TB_A" addr add 10.77.0.1/24 dev "$TB_IFA"
+	ip -n "$TB_B" addr add 10.77.0.2/24 dev "$TB_IFB"
+	ip -n "$TB_B" addr add 10.77.0.3/24 dev "$TB_IFB"
+	ip -n "$TB_A" addr add fd77::1/64 dev "$TB_IFA" nodad
+	ip -n "$TB_B" addr add fd77::2/64 dev "$TB_IFB" nodad
+	ip -n "$TB_B" addr add fd77::3/64 dev "$TB_IFB" nodad
+	local n
+	for n in "$TB_A" "$TB_B"; do ip -n "$n" link set lo up; done
+	ip -n "$TB_A" link set "$TB_IFA" up
+	ip -n "$TB_B" link set "$TB_IFB" up
+	# veth leaves L4 checksums partial (CHECKSUM_PARTIAL) for the peer to
+	# trust; a capture would show them as wrong.  Have them computed.
+	in_a ethtool -K "$TB_IFA" tx off >/dev/null
+	in_b ethtool -K "$TB_IFB" tx off >/dev/null
+	cat >"$TB_TMP/a.conf" <<-EOF
+	# host A
+	local 10.77.0.1
+	local fd77::1
+	link_rate 10gbit
+	peer 10.77.0.2/32 via 10.77.0.2
+	peer fd77::2/128 via fd77::2
+	EOF
+	cat >"$TB_TMP/b.conf" <<-EOF
+	# host B
+	local 10.77.0.2
+	local fd77::2
+	link_rate 10gbit
+	peer 10.77.0.1/32 via 10.77.0.1
+	peer fd77::1/128 via fd77::1
+	EOF
+	# Let IPv6 neighbours and routes settle.
+	in_a ping -c 1 -W 2 10.77.0.2 >/dev/null 2>&1
+	in_a ping -6 -c 1 -W 2 fd77::2 >/dev/null 2>&1
+	return 0
+}
+
+tb_attach() {		# attach edgeq on both hosts
+	eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf" >/dev/null &&
+	eq_b attach "$TB_IFB" --config "$TB_TMP/b.conf" >/dev/null
+}
+
+# Value of a counter from `edgeq status --json` (global stats).
+eq_stat() {		# eq_stat a|b NAME
+	local ns=$TB_A ifc=$TB_IFA
+	[ "$1" = b ] && ns=$TB_B ifc=$TB_IFB
+	"$EDGEQ" --netns "$ns" status "$ifc" --json | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+}
+
+# TCP transfer of SIZE random bytes from A to DST:PORT in B; ok when the
+# SHA-256 at the far end matches.
+tcp_transfer_ok() {	# DST SIZE_MB
+	local dst=$1 mb=$2 port=$((20000 + RANDOM % 10000)) lpid
+	TB_PORTS+=("$port")
+	head -c "$((mb * 1048576))" /dev/urandom >"$TB_TMP/send"
+	rm -f "$TB_TMP/recv"
+	local listen=TCP4-LISTEN
+	case $dst in *:*) listen=TCP6-LISTEN ;; esac
+	ip netns exec "$TB_B" timeout 60 socat -u $listen:$port,reuseaddr \
+		OPEN:"$TB_TMP/recv",creat,trunc &
+	lpid=$!
+	local host=$dst
+	case $dst in *:*) host="[$dst]" ;; esac
+	local i
+	for i in $(seq 50); do	# wait for the listener
+		in_b ss -ltn | grep -q ":$port " && break
+		sleep 0.1
+	done
+	in_a timeout 60 socat -u OPEN:"$TB_TMP/send" TCP:"$host":$port || return 1
+	wait "$lpid" || return 1
+	[ "$(sha256sum <"$TB_TMP/send")" = "$(sha256sum <"$TB_TMP/recv")" ]
+}
