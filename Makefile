@@ -9,7 +9,8 @@ BPFTOOL	?= bpftool
 CC	?= gcc
 OUT	:= build
 ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
-MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+# Evaluated when used, i.e. after `make deps` has installed the compiler.
+MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 
 # Debian 12 packages: build, run, test.  Keep in step with README.md.
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
@@ -19,7 +20,7 @@ DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux
 DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
 
 # -mcpu=v3: v4 objects do not load on a 6.1 kernel (Debian 12).
-BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS = -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -I/usr/include/$(MULTIARCH)
 CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
