@@ -19,6 +19,7 @@ failed_names=()
 run_one() {		# $1 = layer, $2... = command
 	local layer=$1; shift
 	local name; name=$(basename "$1")
+	[ "$name" = bash ] && name=$(basename "$2")	# shell tests: the script's name
 	local log; log=$(mktemp)
 	local p=0 f=0 s=0 plan=-1 rc line
 	echo "# --- $layer/$name"

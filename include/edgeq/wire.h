@@ -30,6 +30,13 @@
  * Bolt telemetry, BFC queue ids) add options or use the reserved bits, and
  * never move a field defined here.  A change that would is a new version.
  *
+ * Sequence numbers over an IPv4 underlay: the receiver takes seq + outer
+ * IPv4 ID, because GSO copies the edgeq header to every segment and counts
+ * the ID up from 0.  Every IPv4 sender therefore sends ID 0 on a packet it
+ * does not hand to GSO (the agent's AF_XDP path included), and a middlebox
+ * that rewrites IDs breaks the numbering.  IPv6 has no ID: segments of one
+ * GSO packet share their seq there (docs/wire.md).
+ *
  * This header is included by BPF programs and by userspace: it uses only
  * fixed-width types and no libc.
  */
@@ -56,7 +63,8 @@ enum eq_type {
 
 /* Flags (byte 1). */
 #define EQ_F_SYN	0x01	/* zero-RTT tunnel setup: set until the peer answers */
-#define EQ_F_TRIMMED	0x02	/* set by a trimming switch together with EQ_T_TRIMMED */
+#define EQ_F_TRIMMED	0x02	/* set by a trimming switch together with EQ_T_TRIMMED;
+				 * the type is authoritative when they disagree */
 #define EQ_F_CSN	0x04	/* SIRD: sender is congested (credit stuck at sender) */
 #define EQ_F_ECE	0x08	/* control packet echoes a CE mark */
 #define EQ_F_RTX	0x10	/* DATA is a retransmission */
@@ -70,14 +78,14 @@ struct eq_hdr {
 	__u8	ver_type;	/* version << 4 | type */
 	__u8	flags;
 	__u8	hdr_len;	/* whole edgeq header in 4-byte words, >= 5 */
-	__u8	proto;		/* DATA: inner protocol; others: 0 */
+	__u8	proto;		/* DATA and TRIMMED: inner protocol; others: 0 */
 	__be16	sender_id;	/* the sending host's node id */
 	__be16	path_id;	/* entropy: also selects the UDP source port */
 	union {
 		struct {	/* EQ_T_DATA, EQ_T_TRIMMED, EQ_T_RTS */
 			__be32	seq;		/* per-tunnel packet number */
 			__be32	pull_target;	/* pull number the sender wants reached */
-			__be32	rsvd;
+			__be32	rsvd;		/* sent as 0, ignored on receipt */
 		} data;
 		struct {	/* EQ_T_PULL, EQ_T_ACK, EQ_T_NACK, EQ_T_RST */
 			__be32	ack;		/* cumulative ack / NACKed seq */
@@ -91,10 +99,12 @@ struct eq_hdr {
 #define EQ_HDR_WORDS		(EQ_HDR_LEN / 4)
 #define EQ_HDR_MAX_LEN		(255 * 4)
 
-/* Option TLVs after the fixed header: kind, len (in bytes, >= 2), value. */
+/* Option TLVs after the fixed header: kind, len (in bytes, >= 2), value.
+ * A receiver skips an option it does not know, and the extra bytes of a
+ * known option longer than defined, by len. */
 enum eq_opt_kind {
 	EQ_OPT_PAD	= 0,	/* one byte of padding, no length byte */
-	EQ_OPT_TSTAMP	= 1,	/* SMaRTT/Bolt: u32 tx timestamp, u32 echo */
+	EQ_OPT_TSTAMP	= 1,	/* SMaRTT/Bolt: u32 tx timestamp, u32 echo (ns, mod 2^32) */
 	EQ_OPT_CREDIT	= 2,	/* SIRD: u32 credit in bytes */
 	EQ_OPT_SRC	= 3,	/* Bolt: u32 queue bytes, u32 link rate Mb/s */
 	EQ_OPT_QID	= 4,	/* BFC: u16 upstream queue id */

@@ -70,9 +70,12 @@ tb_up() {
 	ip -n "$TB_A" link set "$TB_IFA" up
 	ip -n "$TB_B" link set "$TB_IFB" up
 	# veth leaves L4 checksums partial (CHECKSUM_PARTIAL) for the peer to
-	# trust; a capture would show them as wrong.  Have them computed.
-	in_a ethtool -K "$TB_IFA" tx off >/dev/null
-	in_b ethtool -K "$TB_IFB" tx off >/dev/null
+	# trust; a capture would show them as wrong.  Have them computed,
+	# unless TB_OFFLOADS=default (benchmarks: offloads as a user has them).
+	if [ "${TB_OFFLOADS:-}" != default ]; then
+		in_a ethtool -K "$TB_IFA" tx off >/dev/null
+		in_b ethtool -K "$TB_IFB" tx off >/dev/null
+	fi
 	cat >"$TB_TMP/a.conf" <<-EOF
 	# host A
 	local 10.77.0.1

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench: figures, not tests.  Everything is measured in this one run,
+# and every figure is given against a baseline measured alongside it:
+#   1. ns per packet of the TC and XDP programs against empty programs
+#      (BPF_PROG_TEST_RUN; bench/prog_bench.c);
+#   2. TCP goodput between two namespaces on one veth pair: plain, with a
+#      pass-only XDP program on both ends (what XDP on a veth costs by
+#      itself), and through the edgeq tunnel; then the last two again with
+#      GRO on.  Configurations are interleaved round by round so that drift
+#      and other tenants hit them alike.  iperf3 client on CPU 0, server on
+#      CPU 1 (placement changes veth TCP by up to 3x: docs/performance.md);
+#   3. the programs' own cost per packet under that TCP load (kernel BPF
+#      stats), and segments per encapsulation (GSO);
+#   4. idle ping RTT, plain and through the tunnel.
+# BENCH_ROUNDS (default 3) and BENCH_SECS (default 5) set the effort.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib/netns.sh
+ROUNDS=${BENCH_ROUNDS:-3}
+SECS=${BENCH_SECS:-5}
+XDP_PASS=build/bench/xdp_pass
+export TB_OFFLOADS=default	# keep the veths' offloads as a user has them
+
+[ "$(id -u)" = 0 ] || { echo "bench: needs root"; exit 1; }
+echo "bench: $(date -u +%FT%TZ), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "== 1. BPF programs, ns per packet (BPF_PROG_TEST_RUN)"
+build/bench/prog_bench || exit 1
+
+median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "nan"}'; }
+minmax() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "%s-%s", lo, hi}'; }
+
+tb_up >/dev/null || { echo "bench: testbed setup failed"; exit 1; }
+
+reset_config() {
+	eq_a detach "$TB_IFA" >/dev/null 2>&1
+	eq_b detach "$TB_IFB" >/dev/null 2>&1
+	in_a "$XDP_PASS" "$TB_IFA" off 2>/dev/null
+	in_b "$XDP_PASS" "$TB_IFB" off 2>/dev/null
+	in_a ethtool -K "$TB_IFA" gro off >/dev/null
+	in_b ethtool -K "$TB_IFB" gro off >/dev/null
+}
+
+set_config() {		# plain | xdp_pass | edgeq | xdp_pass_gro | edgeq_gro
+	reset_config
+	case $1 in
+	xdp_pass*) in_a "$XDP_PASS" "$TB_IFA" && in_b "$XDP_PASS" "$TB_IFB" ;;
+	edgeq*) tb_attach ;;
+	esac || { echo "bench: cannot set up $1"; return 1; }
+	case $1 in
+	*_gro) in_a ethtool -K "$TB_IFA" gro on >/dev/null; in_b ethtool -K "$TB_IFB" gro on >/dev/null ;;
+	esac
+	sleep 0.3
+}
+
+iperf_gbps() {
+	local json
+	ip netns exec "$TB_B" taskset -c 1 iperf3 -s -1 -D -p 5301 >/dev/null 2>&1
+	sleep 0.3
+	json=$(ip netns exec "$TB_A" taskset -c 0 iperf3 -c 10.77.0.2 -p 5301 -t "$SECS" -O 1 -J 2>/dev/null)
+	echo "$json" | grep -A8 '"sum_received"' | grep -m1 bits_per_second |
+		awk -F: '{gsub(/[ ,]/, "", $2); printf "%.2f\n", $2 / 1e9}'
+}
+
+prog_stat() {		# PIN -> "run_time_ns run_cnt"
+	bpftool -j prog show pinned "$1" 2>/dev/null |
+		sed -n 's/.*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\1 \2/p'
+}
+peer_stat() {		# FIELD of peer slot 0 of host A
+	eq_a status "$TB_IFA" --json | grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2
+}
+
+echo
+echo "== 2. TCP goodput, 1 flow, ${SECS} s x ${ROUNDS} rounds (client CPU 0, server CPU 1)"
+CONFIGS="plain xdp_pass edgeq xdp_pass_gro edgeq_gro"
+declare -A results
+insitu=""
+for r in $(seq "$ROUNDS"); do
+	for c in $CONFIGS; do
+		set_config "$c" || continue
+		if [ "$c" = edgeq ] && [ "$r" = 1 ]; then
+			# In-situ cost under real traffic (kernel BPF stats, this run only).
+			old=$(sysctl -n kernel.bpf_stats_enabled)
+			sysctl -qw kernel.bpf_stats_enabled=1
+			dir=$(eq_a status "$TB_IFA" --json | grep -o '"pin_dir":"[^"]*"' | cut -d'"' -f4)
+			dirb=$(eq_b status "$TB_IFB" --json | grep -o '"pin_dir":"[^"]*"' | cut -d'"' -f4)
+			seg0=$(peer_stat tx_packets)
+			g=$(iperf_gbps)
+			read -r tct tcn < <(prog_stat "$dir/prog_tc_egress")
+			read -r xdt xdn < <(prog_stat "$dirb/prog_xdp_ingress")
+			seg1=$(peer_stat tx_packets)
+			enc=$(eq_stat a tx_encap)
+			sysctl -qw kernel.bpf_stats_enabled="$old"
+			insitu=$(awk -v tt="${tct:-0}" -v tn="${tcn:-0}" -v xt="${xdt:-0}" -v xn="${xdn:-0}" \
+				-v s="$((${seg1:-0} - ${seg0:-0}))" -v e="${enc:-0}" 'BEGIN {
+				printf "  tc_egress  on A: %.0f ns per call over %d calls (%.1f segments per call: %.1f ns per segment)\n",
+					tn ? tt/tn : 0, tn, e ? s/e : 0, s ? tt/s : 0;
+				printf "  xdp_ingress on B: %.0f ns per packet over %d packets\n", xn ? xt/xn : 0, xn }')
+		else
+			g=$(iperf_gbps)
+		fi
+		results[$c]+="${g:-0} "
+		printf '  round %d  %-13s %6s Gbit/s\n' "$r" "$c" "${g:-?}"
+	done
+done
+reset_config
+
+echo
+printf '  %-13s %8s  %-13s  %s\n' config median range "ratio"
+for c in $CONFIGS; do
+	med=$(tr ' ' '\n' <<<"${results[$c]}" | grep . | median)
+	rng=$(tr ' ' '\n' <<<"${results[$c]}" | grep . | minmax)
+	eval "med_$c=$med"
+	case $c in
+	plain) ratio="baseline" ;;
+	xdp_pass) ratio=$(awk -v a="$med" -v b="$med_plain" 'BEGIN {printf "%.2fx plain", a/b}') ;;
+	edgeq) ratio=$(awk -v a="$med" -v b="$med_plain" -v x="$med_xdp_pass" 'BEGIN {printf "%.2fx plain, %.2fx xdp_pass", a/b, a/x}') ;;
+	xdp_pass_gro) ratio=$(awk -v a="$med" -v b="$med_plain" 'BEGIN {printf "%.2fx plain", a/b}') ;;
+	edgeq_gro) ratio=$(awk -v a="$med" -v b="$med_plain" -v x="$med_xdp_pass_gro" 'BEGIN {printf "%.2fx plain, %.2fx xdp_pass_gro", a/b, a/x}') ;;
+	esac
+	printf '  %-13s %8s  %-13s  %s\n' "$c" "$med" "[$rng]" "$ratio"
+	echo "bench tcp_$c gbps=$med range=$rng"
+done
+echo "  target: edgeq >= 0.8x plain TCP on the same path"
+
+echo
+echo "== 3. the programs' own cost under that TCP load (kernel.bpf_stats_enabled)"
+echo "${insitu:-  (not measured)}"
+
+echo
+echo "== 4. idle ping RTT A -> B, 500 pings at 5 ms (µs)"
+rtt() {		# prints "p50 p99"
+	in_a ping -n -c 500 -i 0.005 "$1" 2>/dev/null | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' |
+		awk '{printf "%.1f\n", $1 * 1000}' | sort -n |
+		awk '{v[NR]=$1} END {printf "%s %s\n", v[int(NR*0.5)], v[int(NR*0.99)]}'
+}
+set_config plain; read -r p50 p99 < <(rtt 10.77.0.2)
+set_config edgeq; read -r t50 t99 < <(rtt 10.77.0.2)
+reset_config
+printf '  plain   p50 %6s  p99 %6s\n  edgeq   p50 %6s  p99 %6s\n' "$p50" "$p99" "$t50" "$t99"
+awk -v a="$t50" -v b="$p50" 'BEGIN {printf "  added p50: %.1f µs (target: at most 10 µs)\n", a - b}'
+echo "bench rtt_plain p50_us=$p50 p99_us=$p99"
+echo "bench rtt_edgeq p50_us=$t50 p99_us=$t99"
