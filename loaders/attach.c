@@ -308,8 +308,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 			goto fail;
 		}
 	}
-	rc = eq_tc_attach(ifindex, bpf_program__fd(tc->progs.tc_egress), b, err, sizeof(err));
-	eq_config_write(&m, b);		/* record the clsact we made, even on failure */
+	rc = eq_tc_attach(ifindex, bpf_program__fd(tc->progs.tc_egress), b, &m, err, sizeof(err));
 	if (rc) {
 		eq_err("%s: %s", o->ifname, err);
 		goto fail;

@@ -40,7 +40,9 @@ int eq_xdp_attach(int ifindex, int prog_fd, const char *mode, struct eq_config *
 		  char *err, size_t errlen);
 int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
 bool eq_xdp_is_ours(int ifindex, int prog_fd);
-int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, char *err, size_t errlen);
+/* eq_tc_attach() records each step in the pinned config (m) before taking it. */
+int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, const struct eq_maps *m,
+		 char *err, size_t errlen);
 int eq_tc_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
 bool eq_tc_is_ours(int ifindex, int prog_fd, const struct eq_config *cfg);
 __u32 eq_prog_id(int prog_fd);

@@ -10,10 +10,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <xdp/libxdp.h>
 #include "cmd.h"
 
@@ -106,6 +110,17 @@ int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg)
 
 	if (!eq_xdp_is_ours(ifindex, prog_fd))
 		return 0;
+	if (cfg->xdp_mode == EQ_XDP_NONE) {
+		/* Attached, but a crash came before the mode was recorded
+		 * ("auto" may have fallen back to generic): ask the kernel. */
+		struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+
+		if (!libxdp_get_error(mp)) {
+			if (xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB)
+				m = XDP_MODE_SKB;
+			xdp_multiprog__close(mp);
+		}
+	}
 	p = xdp_program__from_fd(prog_fd);
 	if (libxdp_get_error(p))
 		return (int)libxdp_get_error(p);
@@ -132,19 +147,94 @@ bool eq_tc_is_ours(int ifindex, int prog_fd, const struct eq_config *cfg)
 	return id && cfg->tc_handle && bpf_tc_query(&h, &q) == 0 && q.prog_id == id;
 }
 
-int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, char *err, size_t errlen)
+/* 1 when the interface has a clsact (or ingress) qdisc, 0 when it has
+ * none, -errno.  libbpf has no query for this (bpf_tc_query() says EINVAL
+ * both for "no qdisc" and "no filter chain"): dump the qdiscs. */
+static int clsact_present(int ifindex)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req = {
+		.nh = { .nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)), .nlmsg_type = RTM_GETQDISC,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
+		.tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex },
+	};
+	static char buf[32768];	/* the kernel sizes dump messages to fit */
+	int fd, rc = 0, found = 0;
+	ssize_t n;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		for (struct nlmsghdr *nh = (void *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				rc = found;
+				goto out;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				rc = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+				goto out;
+			}
+			struct tcmsg *t = NLMSG_DATA(nh);
+
+			/* clsact and ingress both sit at parent ffff:fff1. */
+			if (nh->nlmsg_type == RTM_NEWQDISC && t->tcm_ifindex == ifindex &&
+			    t->tcm_parent == TC_H_INGRESS)
+				found = 1;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Every step is recorded in the pinned config (m) before it is taken, so
+ * that a crash between two steps leaves nothing teardown() cannot find:
+ * it removes the filter only if it runs our program (by id), and the
+ * clsact only if there was none before.  Recording after the fact left an
+ * unrecorded clsact and filter behind when `edgeq attach` was killed here;
+ * the filter then kept the old program running and made every later
+ * attach fail with "filter ... already exists". */
+int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, const struct eq_maps *m,
+		 char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_tc_opts, o, .handle = EQ_TC_HANDLE, .priority = EQ_TC_PRIO, .prog_fd = prog_fd);
 	struct bpf_tc_hook h;
 	int rc;
 
 	tc_hook(&h, ifindex);
-	rc = bpf_tc_hook_create(&h);
+	rc = clsact_present(ifindex);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot list the qdiscs: %s", strerror(-rc));
+		return rc;
+	}
 	if (rc == 0)
 		cfg->flags |= EQ_CFG_CREATED_CLSACT;
-	else if (rc != -EEXIST) {
+	cfg->tc_handle = EQ_TC_HANDLE;
+	cfg->tc_priority = EQ_TC_PRIO;
+	rc = eq_config_write(m, cfg);
+	if (rc) {
+		snprintf(err, errlen, "cannot write the pinned config: %s", strerror(-rc));
+		goto undo;
+	}
+	rc = bpf_tc_hook_create(&h);
+	if (rc == -EEXIST && (cfg->flags & EQ_CFG_CREATED_CLSACT)) {
+		cfg->flags &= ~EQ_CFG_CREATED_CLSACT;	/* someone else made one meanwhile */
+		eq_config_write(m, cfg);
+	} else if (rc && rc != -EEXIST) {
 		snprintf(err, errlen, "cannot create the clsact qdisc: %s", strerror(-rc));
-		return rc;
+		goto undo;
 	}
 	rc = bpf_tc_attach(&h, &o);
 	if (rc) {
@@ -152,16 +242,20 @@ int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, char *err, siz
 			 "a TC egress filter with handle/priority 0x%x already exists" :
 			 "cannot attach the TC egress program (handle/priority 0x%x): %s",
 			 EQ_TC_HANDLE, strerror(-rc));
-		if (cfg->flags & EQ_CFG_CREATED_CLSACT) {
-			h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&h);
-			cfg->flags &= ~EQ_CFG_CREATED_CLSACT;
-		}
-		return rc;
+		goto undo;
 	}
-	cfg->tc_handle = EQ_TC_HANDLE;
-	cfg->tc_priority = EQ_TC_PRIO;
 	return 0;
+
+undo:
+	if (cfg->flags & EQ_CFG_CREATED_CLSACT) {
+		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&h);
+	}
+	cfg->flags &= ~EQ_CFG_CREATED_CLSACT;
+	cfg->tc_handle = 0;
+	cfg->tc_priority = 0;
+	eq_config_write(m, cfg);
+	return rc;
 }
 
 int eq_tc_detach(int ifindex, int prog_fd, const struct eq_config *cfg)

@@ -106,7 +106,20 @@ int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned i
 	snprintf(mtu, sizeof(mtu), "%u", inner_mtu);
 
 	if (existing_route(k, pfx, out, sizeof(out))) {
+		const char *rdev = NULL;
+
 		n = words(out, w, MAX_ARGS);
+		/* The user's route must leave through ifname too, as the next hop
+		 * we look up below must: otherwise TC egress never sees the
+		 * traffic, and we would set an MTU on another device's route. */
+		for (int i = 0; i + 1 < n; i++)
+			if (!strcmp(w[i], "dev"))
+				rdev = w[i + 1];
+		if (!rdev || strcmp(rdev, ifname)) {
+			snprintf(err, errlen, "traffic to peer prefix %s leaves through %s, not %s: "
+				 "route it out of %s", pfx, rdev ? rdev : "no device", ifname, ifname);
+			return -EINVAL;
+		}
 		for (int i = 0; i + 1 < n; i++) {
 			if (!strcmp(w[i], "mtu")) {
 				const char *v = strcmp(w[i + 1], "lock") ? w[i + 1] : (i + 2 < n ? w[i + 2] : "0");

@@ -627,6 +627,202 @@ static void xdp_ingress__test_run_repeat_reuses_buffer(void **state)
 	expect_stats(fx, &(struct eq_stats){ .rx_decap = 1, .rx_pass = 2 });
 }
 
+/* ---- Outer destination, IPv4 header checksum, IPv4 options ---- */
+
+/* Run the frame already built (and maybe poked) in fx->in, len bytes. */
+static void run_in(struct fx *fx, size_t len)
+{
+	assert_int_equal(pkt_run(fx->prog, fx->in, len, &fx->r), 0);
+}
+
+/* A valid DATA packet from a known peer to our port, but addressed to
+ * another host: not ours to decapsulate.  Passed up untouched. */
+static void xdp_ingress__outer_dst_not_local_passes_untouched(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+
+	make_inner(fx, AF_INET, IPPROTO_TCP, 0);
+	for (int outer = 0; outer < 2; outer++) {
+		const struct eq_addr others[] = {
+			outer ? pkt_addr("2001:db8::99") : pkt_addr("192.0.2.99"),
+			outer ? pkt_host_a.under6 : pkt_host_a.under4,	/* the sender's own */
+			outer ? pkt_host_b.ovl6 : pkt_host_b.ovl4,	/* B, but not its underlay */
+		};
+
+		for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+			encap_init(fx, &e, outer ? AF_INET6 : AF_INET);
+			e.dst = others[i];
+			fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+			assert_true(fx->lay.len > 0);
+			check_pass_untouched(fx, fx->in, fx->lay.len);
+		}
+	}
+	expect_stats(fx, &(struct eq_stats){ .rx_pass = 6 });
+	assert_int_equal(peer_a(fx).rx_packets, 0);
+}
+
+/* The config has no local address of the outer family (EQ_CFG_HAS_V4/V6
+ * clear; the address field itself still holds B's): nothing of that
+ * family is ours. */
+static void xdp_ingress__outer_family_without_local_passes_untouched(void **state)
+{
+	struct fx *fx = *state;
+	struct eq_config c, saved;
+	struct pkt_encap e;
+
+	assert_int_equal(pkt_get_config(&fx->m, &saved), 0);
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	for (int outer = 0; outer < 2; outer++) {
+		c = saved;
+		c.flags &= ~(outer ? EQ_CFG_HAS_V6 : EQ_CFG_HAS_V4);
+		assert_int_equal(pkt_set_config(&fx->m, &c), 0);
+		encap_init(fx, &e, outer ? AF_INET6 : AF_INET);
+		fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+		check_pass_untouched(fx, fx->in, fx->lay.len);
+	}
+	/* The other family is still decapsulated meanwhile. */
+	c = saved;
+	c.flags &= ~EQ_CFG_HAS_V6;
+	assert_int_equal(pkt_set_config(&fx->m, &c), 0);
+	encap_init(fx, &e, AF_INET);
+	run_encap(fx, &e);
+	check_decap(fx);
+	expect_stats(fx, &(struct eq_stats){ .rx_pass = 2, .rx_decap = 1 });
+}
+
+static void xdp_ingress__outer_ipv4_bad_checksum_dropped(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct iphdr *ip;
+
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	encap_init(fx, &e, AF_INET);
+	/* A flipped bit in the checksum field itself. */
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	ip = (struct iphdr *)(fx->in + fx->lay.l3);
+	ip->check ^= htons(0x0100);
+	assert_false(pkt_ipv4_csum_ok(fx->in + fx->lay.l3));
+	run_in(fx, fx->lay.len);
+	assert_int_equal(fx->r.retval, XDP_DROP);
+	/* A field changed on the way without the checksum following: TTL,
+	 * and the source address (a checksum the program must not trust). */
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	ip->ttl--;
+	run_in(fx, fx->lay.len);
+	assert_int_equal(fx->r.retval, XDP_DROP);
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	ip->saddr ^= htonl(0x100);
+	run_in(fx, fx->lay.len);
+	expect_drop(fx, .rx_drop_csum = 3);
+	assert_int_equal(peer_a(fx).rx_packets, 0);
+}
+
+/* The checksum is ours to check only for our packets: other traffic with a
+ * bad one is the stack's to drop. */
+static void xdp_ingress__bad_checksum_of_other_traffic_passes(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct iphdr *ip;
+
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	for (int i = 0; i < 2; i++) {
+		encap_init(fx, &e, AF_INET);
+		if (i)
+			e.dst = pkt_addr("192.0.2.99");	/* another host */
+		else
+			e.dport = EQ_DEFAULT_PORT + 1;	/* another port */
+		fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+		ip = (struct iphdr *)(fx->in + fx->lay.l3);
+		ip->check ^= htons(0x0001);
+		check_pass_untouched(fx, fx->in, fx->lay.len);
+	}
+	expect_stats(fx, &(struct eq_stats){ .rx_pass = 2 });
+}
+
+/* Insert nbytes of IPv4 options (NOPs ending with EOL) after the outer IPv4
+ * header of the frame in fx->in, with the IP length and the checksum made
+ * right.  Returns the new frame length. */
+static size_t add_ipv4_options(struct fx *fx, size_t nbytes)
+{
+	uint8_t *ip = fx->in + fx->lay.l3;
+	struct iphdr *h = (struct iphdr *)ip;
+	size_t after = fx->lay.len - fx->lay.l3 - sizeof(*h);
+
+	assert_true(nbytes % 4 == 0 && nbytes > 0 && nbytes <= 40);
+	assert_true(fx->lay.len + nbytes <= sizeof(fx->in));
+	memmove(ip + sizeof(*h) + nbytes, ip + sizeof(*h), after);
+	memset(ip + sizeof(*h), 1, nbytes);		/* IPOPT_NOOP */
+	ip[sizeof(*h) + nbytes - 1] = 0;		/* IPOPT_END */
+	h->ihl = (uint8_t)(5 + nbytes / 4);
+	h->tot_len = htons((uint16_t)(ntohs(h->tot_len) + nbytes));
+	pkt_ipv4_fix_csum(ip);
+	assert_true(pkt_ipv4_csum_ok(ip));
+	return fx->lay.len + nbytes;
+}
+
+/* Our senders never use IPv4 options: a packet to our port that has them
+ * (valid checksum, consistent lengths) is dropped as rx_drop_len. */
+static void xdp_ingress__outer_ipv4_options_dropped(void **state)
+{
+	struct fx *fx = *state;
+	const size_t opt_len[] = { 4, 8, 40 };		/* ihl 6, 7, 15 */
+	struct pkt_encap e;
+
+	make_inner(fx, AF_INET, IPPROTO_TCP, 0);
+	for (size_t i = 0; i < sizeof(opt_len) / sizeof(opt_len[0]); i++) {
+		encap_init(fx, &e, AF_INET);
+		fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+		run_in(fx, add_ipv4_options(fx, opt_len[i]));
+		assert_int_equal(fx->r.retval, XDP_DROP);
+	}
+	expect_drop(fx, .rx_drop_len = 3);
+	assert_int_equal(peer_a(fx).rx_packets, 0);
+}
+
+/* Options on other traffic are none of our business. */
+static void xdp_ingress__ipv4_options_of_other_traffic_pass(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	size_t len;
+
+	make_inner(fx, AF_INET, IPPROTO_TCP, 0);
+	encap_init(fx, &e, AF_INET);
+	e.dport = 53;
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	len = add_ipv4_options(fx, 8);
+	check_pass_untouched(fx, fx->in, len);
+	expect_stats(fx, &(struct eq_stats){ .rx_pass = 1 });
+}
+
+/* The IPv6 counterpart of IPv4 options: our senders put UDP right after
+ * the fixed header, so a packet with an extension header before UDP is
+ * not parsed as edgeq and goes to the stack untouched. */
+static void xdp_ingress__outer_ipv6_extension_header_passes(void **state)
+{
+	struct fx *fx = *state;
+	/* Hop-by-hop options: next header UDP, length 0 (8 bytes), PadN. */
+	static const uint8_t hbh[8] = { IPPROTO_UDP, 0, 1, 4, 0, 0, 0, 0 };
+	struct pkt_encap e;
+	struct ipv6hdr *ip6;
+	size_t after;
+
+	make_inner(fx, AF_INET6, IPPROTO_UDP, 0);
+	encap_init(fx, &e, AF_INET6);
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	ip6 = (struct ipv6hdr *)(fx->in + fx->lay.l3);
+	after = fx->lay.len - fx->lay.l4;
+	memmove(fx->in + fx->lay.l4 + sizeof(hbh), fx->in + fx->lay.l4, after);
+	memcpy(fx->in + fx->lay.l4, hbh, sizeof(hbh));
+	ip6->nexthdr = 0;				/* NEXTHDR_HOP */
+	ip6->payload_len = htons((uint16_t)(ntohs(ip6->payload_len) + sizeof(hbh)));
+	check_pass_untouched(fx, fx->in, fx->lay.len + sizeof(hbh));
+	expect_stats(fx, &(struct eq_stats){ .rx_pass = 1 });
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -659,6 +855,13 @@ int main(void)
 		T(xdp_ingress__ecn_v6_inner_traffic_class_updated),
 		T(xdp_ingress__ecn_whole_rfc6040_table),
 		T(xdp_ingress__test_run_repeat_reuses_buffer),
+		T(xdp_ingress__outer_dst_not_local_passes_untouched),
+		T(xdp_ingress__outer_family_without_local_passes_untouched),
+		T(xdp_ingress__outer_ipv4_bad_checksum_dropped),
+		T(xdp_ingress__bad_checksum_of_other_traffic_passes),
+		T(xdp_ingress__outer_ipv4_options_dropped),
+		T(xdp_ingress__ipv4_options_of_other_traffic_pass),
+		T(xdp_ingress__outer_ipv6_extension_header_passes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
