@@ -47,18 +47,19 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
 }
 
+/* The lock is a file in /run, not the bpffs directory: detach removes
+ * /sys/fs/bpf/edgeq when the last attachment goes, and a lock on a
+ * directory that can vanish would not exclude anyone. */
+#define EQ_LOCK_FILE	"/run/edgeq.lock"
+
 int eq_lock(void)
 {
+	const char *path = getenv("EDGEQ_LOCK_FILE") ? getenv("EDGEQ_LOCK_FILE") : EQ_LOCK_FILE;
 	int fd;
 
-	if (mkdir_p(eq_pin_root())) {
-		eq_err("cannot create %s: %s (is bpffs mounted at /sys/fs/bpf?)", eq_pin_root(),
-		       strerror(errno));
-		return -1;
-	}
-	fd = open(eq_pin_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || flock(fd, LOCK_EX)) {
-		eq_err("cannot lock %s: %s", eq_pin_root(), strerror(errno));
+		eq_err("cannot lock %s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -259,7 +260,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 
 	rc = mkdir_p(dir);
 	if (rc) {
-		eq_err("cannot create %s: %s", dir, strerror(-rc));
+		eq_err("cannot create %s: %s (is bpffs mounted at /sys/fs/bpf?)", dir, strerror(-rc));
 		return rc;
 	}
 	tc = tc_egress__open_and_load();

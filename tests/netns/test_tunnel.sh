@@ -21,7 +21,7 @@ check "attach on both hosts" tb_attach
 for side in a b; do
 	ifc=$TB_IFA; [ $side = b ] && ifc=$TB_IFB
 	ns=$TB_A; [ $side = b ] && ns=$TB_B
-	tb_bg ip netns exec "$ns" tcpdump -Q out -i "$ifc" -s 0 -B 32768 -U -w "$TB_TMP/$side.pcap" 2>/dev/null
+	tb_bg ip netns exec "$ns" tcpdump --immediate-mode -Q out -i "$ifc" -s 0 -B 32768 -U -w "$TB_TMP/$side.pcap" 2>/dev/null
 done
 sleep 1
 
