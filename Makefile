@@ -16,7 +16,7 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
 	      libelf-dev zlib1g-dev pkg-config gcc make
 DEPS_RUN   := iproute2 ethtool
-DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux
+DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq
 DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
 
 # -mcpu=v3: v4 objects do not load on a 6.1 kernel (Debian 12).

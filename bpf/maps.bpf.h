@@ -35,6 +35,13 @@ struct {
 } eq_peers SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__type(key, __u32);
+	__type(value, struct eq_peer_stats);
+} eq_peer_stats SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EQ_MAX_PEERS);
 	__type(key, struct eq_addr);

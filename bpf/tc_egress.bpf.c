@@ -91,8 +91,8 @@ static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *c
 }
 
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
-				 struct eq_peer *peer, const struct inner_info *in,
-				 struct eq_stats *st)
+				 struct eq_peer *peer, struct eq_peer_stats *ps,
+				 const struct inner_info *in, struct eq_stats *st)
 {
 	bool v6 = peer->flags & EQ_PEER_V6;
 	__u32 overhead = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
@@ -182,8 +182,10 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	if (bpf_skb_store_bytes(skb, offsetof(struct ethhdr, h_proto), &etype, sizeof(etype), 0))
 		goto store_err;
 
-	__sync_fetch_and_add(&peer->tx_packets, segs);
-	__sync_fetch_and_add(&peer->tx_bytes, inner_len);
+	if (ps) {
+		ps->tx_packets += segs;
+		ps->tx_bytes += inner_len;
+	}
 	st->tx_encap++;
 	return TC_ACT_OK;
 
@@ -228,7 +230,7 @@ int tc_egress(struct __sk_buff *skb)
 		st->tx_err_peer++;
 		return TC_ACT_SHOT;
 	}
-	return encap(skb, cfg, peer, &in, st);
+	return encap(skb, cfg, peer, bpf_map_lookup_elem(&eq_peer_stats, &pv->peer), &in, st);
 
 malformed:
 	st->tx_err_malformed++;

@@ -135,7 +135,7 @@ static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct
  * apply the RFC 6040 ECN combination.  Returns a stats slot to bump on
  * failure, or NULL when the inner packet may be delivered. */
 static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __u32 inner_len,
-					  __u8 outer_ecn, struct eq_stats *st)
+					  __u8 outer_ecn, struct eq_stats *st, __u8 *inner_ecn_out)
 {
 	__u8 ecn;
 
@@ -148,6 +148,7 @@ static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __
 			return &st->rx_drop_inner;
 		if (bpf_ntohs(ip->tot_len) != inner_len)
 			return &st->rx_drop_len;
+		*inner_ecn_out = ip->tos & EQ_ECN_MASK;
 		ecn = eq_ecn_decap(ip->tos, outer_ecn);
 		if (ecn == EQ_ECN_DROP)
 			return &st->rx_drop_ecn;
@@ -170,6 +171,7 @@ static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __
 		if (bpf_ntohs(ip6->payload_len) + sizeof(*ip6) != inner_len)
 			return &st->rx_drop_len;
 		inner_ecn = (ip6->flow_lbl[0] >> 4) & EQ_ECN_MASK;
+		*inner_ecn_out = inner_ecn;
 		ecn = eq_ecn_decap(inner_ecn, outer_ecn);
 		if (ecn == EQ_ECN_DROP)
 			return &st->rx_drop_ecn;
@@ -190,7 +192,7 @@ int xdp_ingress(struct xdp_md *ctx)
 	struct outer o = {};
 	struct eq_hdr *eq;
 	__u64 *bad;
-	__u32 eq_len, inner_len, seq;
+	__u32 eq_len, inner_len, seq, slot;
 	void *end;
 
 	if (!cfg || !st)
@@ -233,7 +235,8 @@ int xdp_ingress(struct xdp_md *ctx)
 	}
 
 	uv = bpf_map_lookup_elem(&eq_underlay, &o.saddr);
-	peer = uv ? bpf_map_lookup_elem(&eq_peers, &uv->peer) : NULL;
+	slot = uv ? uv->peer : EQ_MAX_PEERS;
+	peer = bpf_map_lookup_elem(&eq_peers, &slot);
 	if (!peer || !(peer->flags & EQ_PEER_USED)) {
 		st->rx_drop_peer++;
 		return XDP_DROP;
@@ -251,7 +254,10 @@ int xdp_ingress(struct xdp_md *ctx)
 	}
 
 	inner_len = o.udp_len - sizeof(struct udphdr) - eq_len;
-	bad = check_inner((void *)eq + (eq_len & 0x3ff), end, eq->proto, inner_len, o.ecn, st);
+	__u8 inner_ecn = 0;
+
+	bad = check_inner((void *)eq + (eq_len & 0x3ff), end, eq->proto, inner_len, o.ecn, st,
+			  &inner_ecn);
 	if (bad) {
 		*bad += 1;
 		return XDP_DROP;
@@ -260,11 +266,17 @@ int xdp_ingress(struct xdp_md *ctx)
 	seq = bpf_ntohl(eq->data.seq) + o.ip_id;
 	if (!eq_seq_before(seq, peer->rx_seq_next))
 		peer->rx_seq_next = seq + 1;	/* advisory: reordering is the agent's (issue 4) */
-	peer->rx_sender_id = bpf_ntohs(eq->sender_id);
-	__sync_fetch_and_add(&peer->rx_packets, 1);
-	__sync_fetch_and_add(&peer->rx_bytes, inner_len);
-	if (o.ecn == EQ_ECN_CE)
-		__sync_fetch_and_add(&peer->rx_ce, 1);
+	if (peer->rx_sender_id != bpf_ntohs(eq->sender_id))
+		peer->rx_sender_id = bpf_ntohs(eq->sender_id);	/* write only on change */
+
+	struct eq_peer_stats *ps = bpf_map_lookup_elem(&eq_peer_stats, &slot);
+
+	if (ps) {
+		ps->rx_packets++;
+		ps->rx_bytes += inner_len;
+		if (o.ecn == EQ_ECN_CE && inner_ecn != EQ_ECN_CE)
+			ps->rx_ce++;
+	}
 
 	/* Decapsulate: move the Ethernet addresses forward over the outer
 	 * headers and set the inner EtherType. */

@@ -254,7 +254,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 	struct tc_egress *tc = NULL;
 	struct xdp_ingress *xdp = NULL;
 	struct eq_config *b = &cfg->bpf;
-	struct eq_maps m = { -1, -1, -1, -1, -1 };
+	struct eq_maps m = { -1, -1, -1, -1, -1, -1 };
 	char err[512] = "";
 	int rc;
 

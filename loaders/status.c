@@ -29,8 +29,10 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 	struct view *vw = arg;
 	char pfx[EQ_PREFIXSTRLEN], via[EQ_ADDRSTRLEN];
 	struct eq_peer p = {};
+	struct eq_peer_stats c = {};
 
 	bpf_map_lookup_elem(vw->m->peers, &v->peer, &p);
+	eq_peer_stats_sum(vw->m->peer_stats, v->peer, &c);
 	eq_prefix_format(k, pfx, sizeof(pfx));
 	eq_addr_format(&p.underlay, via, sizeof(via));
 	if (vw->json) {
@@ -38,15 +40,15 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		       "\"tx_bytes\":%llu,\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_ce\":%llu,"
 		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"credit\":%lld,\"route\":\"%s\"}",
 		       vw->first ? "" : ",", pfx, via, v->peer,
-		       (unsigned long long)p.tx_packets, (unsigned long long)p.tx_bytes,
-		       (unsigned long long)p.rx_packets, (unsigned long long)p.rx_bytes,
-		       (unsigned long long)p.rx_ce, p.tx_seq, p.rx_seq_next, (long long)p.credit,
+		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
+		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
+		       (unsigned long long)c.rx_ce, p.tx_seq, p.rx_seq_next, (long long)p.credit,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
 	} else {
 		printf("    %-24s %-18s %10llu %12llu %10llu %12llu %6llu  %s\n", pfx, via,
-		       (unsigned long long)p.tx_packets, (unsigned long long)p.tx_bytes,
-		       (unsigned long long)p.rx_packets, (unsigned long long)p.rx_bytes,
-		       (unsigned long long)p.rx_ce,
+		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
+		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
+		       (unsigned long long)c.rx_ce,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
 	}
 	vw->first = false;

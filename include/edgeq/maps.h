@@ -17,6 +17,7 @@
 #define EQ_MAP_CONFIG		"eq_config"
 #define EQ_MAP_PREFIXES		"eq_prefixes"
 #define EQ_MAP_PEERS		"eq_peers"
+#define EQ_MAP_PEER_STATS	"eq_peer_stats"
 #define EQ_MAP_UNDERLAY		"eq_underlay"
 #define EQ_MAP_STATS		"eq_stats"
 #define EQ_PIN_PROG_TC		"prog_tc_egress"
@@ -48,24 +49,37 @@ struct eq_prefix_val {
 #define EQ_PEER_USED	0x1
 #define EQ_PEER_V6	0x2	/* underlay is IPv6 */
 
-/* eq_peers (array, one slot per underlay endpoint): the per-peer bucket.
- * Counters are updated with atomic adds from every CPU. */
+/* eq_peers (array, one slot per underlay endpoint): the per-peer bucket,
+ * shared by every CPU.  What TC egress writes and what XDP ingress writes
+ * sit on different cache lines: on a host, sending to a peer and receiving
+ * from it run on different CPUs, and a shared line would bounce between
+ * them on every packet.  Counters live in eq_peer_stats (per CPU). */
 struct eq_peer {
+	/* line 0: configuration, and the sending side */
 	struct eq_addr	underlay;	/* the peer's underlay (outer) address */
 	__u32	flags;			/* EQ_PEER_* */
-	__u32	tx_seq;			/* next DATA seq to stamp */
+	__u32	tx_seq;			/* next DATA seq to stamp (atomic add) */
 	__s64	credit;			/* bytes the sender may send (EQDS bucket;
 					 * gated by the agent, issue 4) */
 	__u32	pull_no;		/* highest pull number seen from the peer */
+	__u32	pad0;
+	__u64	pad1[3];
+	/* line 1: the receiving side */
 	__u32	rx_seq_next;		/* one past the highest DATA seq received */
 	__u16	rx_sender_id;		/* sender id the peer stamps */
-	__u16	pad0;
-	__u32	pad1;
+	__u16	pad2;
+	__u8	pad3[56];
+};
+
+/* eq_peer_stats (per-CPU array, same index as eq_peers): counters, summed
+ * over CPUs by readers.  Per CPU so that the fast path needs no atomics. */
+struct eq_peer_stats {
 	__u64	tx_packets;		/* counted per GSO segment */
 	__u64	tx_bytes;		/* inner bytes */
 	__u64	rx_packets;
 	__u64	rx_bytes;		/* inner bytes */
-	__u64	rx_ce;			/* DATA arriving with CE on the outer header */
+	__u64	rx_ce;			/* DATA the fabric marked CE (outer CE over a
+					 * non-CE inner: RFC 6040's congestion signal) */
 };
 
 /* eq_underlay (hash): outer source address -> peer slot, for ingress. */

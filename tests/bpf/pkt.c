@@ -394,6 +394,11 @@ int pkt_add_prefix(const struct pkt_maps *m, const struct eq_addr *a, unsigned l
 	return err(bpf_map_update_elem(m->prefixes, &k, &v, BPF_ANY));
 }
 
+int pkt_get_peer_stats(const struct pkt_maps *m, uint32_t slot, struct eq_peer_stats *c)
+{
+	return eq_peer_stats_sum(m->peer_stats, slot, c);
+}
+
 int pkt_get_peer(const struct pkt_maps *m, uint32_t slot, struct eq_peer *p)
 {
 	return err(bpf_map_lookup_elem(m->peers, &slot, p));

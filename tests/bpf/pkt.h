@@ -119,13 +119,14 @@ uint8_t pkt_ip_tos(const uint8_t *ip);
 /* ---- Maps ---- */
 
 struct pkt_maps {
-	int config, prefixes, peers, underlay, stats;
+	int config, prefixes, peers, peer_stats, underlay, stats;
 };
 /* From any skeleton: PKT_MAPS(skel). */
 #define PKT_MAPS(skel) ((struct pkt_maps){			\
 	.config = bpf_map__fd((skel)->maps.eq_config),		\
 	.prefixes = bpf_map__fd((skel)->maps.eq_prefixes),	\
 	.peers = bpf_map__fd((skel)->maps.eq_peers),		\
+	.peer_stats = bpf_map__fd((skel)->maps.eq_peer_stats),	\
 	.underlay = bpf_map__fd((skel)->maps.eq_underlay),	\
 	.stats = bpf_map__fd((skel)->maps.eq_stats) })
 
@@ -142,6 +143,8 @@ int pkt_set_config(const struct pkt_maps *m, const struct eq_config *c);
 int pkt_add_prefix(const struct pkt_maps *m, const struct eq_addr *a, unsigned len,
 		   uint32_t slot);
 int pkt_get_peer(const struct pkt_maps *m, uint32_t slot, struct eq_peer *p);
+/* A slot's per-peer counters, summed over CPUs. */
+int pkt_get_peer_stats(const struct pkt_maps *m, uint32_t slot, struct eq_peer_stats *c);
 int pkt_set_peer(const struct pkt_maps *m, uint32_t slot, const struct eq_peer *p);
 int pkt_add_underlay(const struct pkt_maps *m, const struct eq_addr *a, uint32_t slot);
 /* eq_stats summed over the possible CPUs. */

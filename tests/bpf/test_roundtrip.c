@@ -118,11 +118,14 @@ static void check_l4s(struct fx *fx, int inner, int outer)
 	check_stats(fx, sizeof(l4s), 0);
 
 	struct eq_peer pa, pb;
+	struct eq_peer_stats ca, cb;
 
 	assert_int_equal(pkt_get_peer(&fx->am, PKT_PEER_SLOT, &pa), 0);
 	assert_int_equal(pkt_get_peer(&fx->bm, PKT_PEER_SLOT, &pb), 0);
-	assert_int_equal(pa.tx_packets, pb.rx_packets);
-	assert_int_equal(pa.tx_bytes, pb.rx_bytes);
+	assert_int_equal(pkt_get_peer_stats(&fx->am, PKT_PEER_SLOT, &ca), 0);
+	assert_int_equal(pkt_get_peer_stats(&fx->bm, PKT_PEER_SLOT, &cb), 0);
+	assert_int_equal(ca.tx_packets, cb.rx_packets);
+	assert_int_equal(ca.tx_bytes, cb.rx_bytes);
 	assert_int_equal(pb.rx_seq_next, pa.tx_seq);	/* B saw every seq A stamped */
 	assert_int_equal(pb.rx_sender_id, pkt_host_a.node_id);
 }

@@ -41,7 +41,7 @@ trap 'cleanup; exit 130' INT TERM
 
 PIN_A=/sys/fs/bpf/edgeq/$TB_IFA@ns$(stat -L -c %i "/run/netns/$TB_A")
 PIN_B=/sys/fs/bpf/edgeq/$TB_IFB@ns$(stat -L -c %i "/run/netns/$TB_B")
-PINS=(prog_tc_egress prog_xdp_ingress eq_config eq_prefixes eq_peers eq_underlay eq_stats)
+PINS=(prog_tc_egress prog_xdp_ingress eq_config eq_prefixes eq_peers eq_peer_stats eq_underlay eq_stats)
 
 # ---- helpers ----
 
@@ -179,8 +179,11 @@ check "bpftool -j map dump eq_config: port 7446, node_id 1, mtu 1500, local4 by 
 		and (.local4.a | length) == 16'
 check "bpftool map dump eq_config prints \"port\": 7446 and \"node_id\": 1" cfg_text_ok
 peers_json=$(bpftool -j map dump pinned "$PIN_A/eq_peers" 2>&1)
-check "bpftool -j map dump eq_peers: underlay and tx_packets by name" \
-	jq_ok "$peers_json" '[.[].formatted.value | has("underlay") and has("tx_packets")] | all'
+check "bpftool -j map dump eq_peers: underlay and tx_seq by name" \
+	jq_ok "$peers_json" '[.[].formatted.value | has("underlay") and has("tx_seq")] | all'
+pstats_json=$(bpftool -j map dump pinned "$PIN_A/eq_peer_stats" 2>&1)
+check "bpftool -j map dump eq_peer_stats: per-CPU tx_packets and rx_ce by name" \
+	jq_ok "$pstats_json" '[.[].formatted.values[].value | has("tx_packets") and has("rx_ce")] | all'
 check "ping IPv4 peer through the tunnel" tunnel_ping_ok 10.77.0.2
 check "ping IPv6 peer through the tunnel" tunnel_ping_ok fd77::2
 

@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include "addr.h"
 #include "peers.h"
+#include "stats.h"
 
 static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via, __u32 *slot)
 {
@@ -19,6 +20,9 @@ static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via
 			return -errno;
 		if (p.flags & EQ_PEER_USED)
 			continue;
+		/* A reused slot starts from zero. */
+		if (eq_peer_stats_clear(m->peer_stats, i))
+			return -errno;
 		memset(&p, 0, sizeof(p));
 		p.underlay = *via;
 		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6);

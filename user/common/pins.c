@@ -71,9 +71,10 @@ int eq_maps_open(const char *dir, struct eq_maps *m)
 	m->config = open_one(dir, EQ_MAP_CONFIG);
 	m->prefixes = open_one(dir, EQ_MAP_PREFIXES);
 	m->peers = open_one(dir, EQ_MAP_PEERS);
+	m->peer_stats = open_one(dir, EQ_MAP_PEER_STATS);
 	m->underlay = open_one(dir, EQ_MAP_UNDERLAY);
 	m->stats = open_one(dir, EQ_MAP_STATS);
-	if (m->config < 0 || m->prefixes < 0 || m->peers < 0 || m->underlay < 0 || m->stats < 0) {
+	if (m->config < 0 || m->prefixes < 0 || m->peers < 0 || m->peer_stats < 0 || m->underlay < 0 || m->stats < 0) {
 		int err = -errno;
 
 		eq_maps_close(m);
@@ -84,7 +85,7 @@ int eq_maps_open(const char *dir, struct eq_maps *m)
 
 void eq_maps_close(struct eq_maps *m)
 {
-	int *fds[] = { &m->config, &m->prefixes, &m->peers, &m->underlay, &m->stats };
+	int *fds[] = { &m->config, &m->prefixes, &m->peers, &m->peer_stats, &m->underlay, &m->stats };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

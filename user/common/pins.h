@@ -20,6 +20,7 @@ struct eq_maps {
 	int config;
 	int prefixes;
 	int peers;
+	int peer_stats;
 	int underlay;
 	int stats;
 };

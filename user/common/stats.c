@@ -30,31 +30,52 @@ __u64 eq_stat_get(const struct eq_stats *s, size_t i)
 	return v;
 }
 
-int eq_stats_sum(int stats_fd, struct eq_stats *out)
+/* Sum n_u64 counters over the CPUs of a per-CPU map's value at key. */
+static int percpu_sum(int fd, __u32 key, void *out, size_t size)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	struct eq_stats *per;
-	__u32 zero = 0;
+	__u64 *per, *dst = out;
 
 	if (ncpu <= 0)
 		return -EINVAL;
-	per = calloc((size_t)ncpu, sizeof(*per));
+	per = calloc((size_t)ncpu, size);
 	if (!per)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(stats_fd, &zero, per)) {
+	if (bpf_map_lookup_elem(fd, &key, per)) {
 		int err = -errno;
 
 		free(per);
 		return err;
 	}
-	memset(out, 0, sizeof(*out));
-	for (int c = 0; c < ncpu; c++) {
-		const __u64 *src = (const __u64 *)&per[c];
-		__u64 *dst = (__u64 *)out;
-
-		for (size_t i = 0; i < sizeof(*out) / sizeof(__u64); i++)
-			dst[i] += src[i];
-	}
+	memset(out, 0, size);
+	for (int c = 0; c < ncpu; c++)
+		for (size_t i = 0; i < size / sizeof(__u64); i++)
+			dst[i] += per[(size_t)c * (size / sizeof(__u64)) + i];
 	free(per);
 	return 0;
+}
+
+int eq_stats_sum(int stats_fd, struct eq_stats *out)
+{
+	return percpu_sum(stats_fd, 0, out, sizeof(*out));
+}
+
+int eq_peer_stats_sum(int fd, __u32 slot, struct eq_peer_stats *out)
+{
+	return percpu_sum(fd, slot, out, sizeof(*out));
+}
+
+int eq_peer_stats_clear(int fd, __u32 slot)
+{
+	int ncpu = libbpf_num_possible_cpus(), rc;
+	void *zero;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	zero = calloc((size_t)ncpu, sizeof(struct eq_peer_stats));
+	if (!zero)
+		return -ENOMEM;
+	rc = bpf_map_update_elem(fd, &slot, zero, BPF_ANY) ? -errno : 0;
+	free(zero);
+	return rc;
 }
