@@ -17,7 +17,8 @@ DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
 	      libelf-dev zlib1g-dev pkg-config gcc make
 DEPS_RUN   := iproute2 ethtool
 DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq
-DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST)
+DEPS_VM    := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
+DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST) $(DEPS_VM)
 
 # -mcpu=v3: v4 objects do not load on a 6.1 kernel (Debian 12).
 BPF_CFLAGS = -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
@@ -43,7 +44,7 @@ BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
 .SECONDARY:
-.PHONY: all deps test test-unit test-bpf test-netns bench demo clean
+.PHONY: all deps test test-unit test-bpf test-netns vmtest bench demo clean
 
 all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
 
@@ -70,7 +71,7 @@ $(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(SKELS) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h tests/bpf/*.h) | $(OUT)/.deps
+$(OUT)/%.o: %.c $(SKELS) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h tests/bpf/*.h tests/unit/*.h) | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -109,6 +110,10 @@ test-bpf: $(BPFT_BINS)
 
 test-netns: $(OUT)/edgeq
 	@tests/run.sh netns
+
+# The BPF, netns and VM-only suites in a VM on Debian's stock kernel.
+vmtest: all
+	@tests/run.sh vm
 
 bench: all
 	@bench/run.sh

@@ -392,6 +392,11 @@ int cmd_attach(const struct eq_opts *o)
 		eq_cfg_free(&cfg);
 		return 1;
 	}
+	if (eq_check_features(false)) {
+		eq_err("%s: not attached ('edgeq features' lists what this kernel has)", o->ifname);
+		eq_cfg_free(&cfg);
+		return 1;
+	}
 	lock = eq_lock();
 	if (lock < 0) {
 		eq_cfg_free(&cfg);

@@ -52,6 +52,10 @@ int cmd_attach(const struct eq_opts *o);
 int cmd_detach(const struct eq_opts *o);
 int cmd_status(const struct eq_opts *o);
 int cmd_peer(const struct eq_opts *o, int argc, char **argv);
+int cmd_features(void);
+
+/* features.c: print what the kernel lacks; the number missing. */
+int eq_check_features(bool list);
 
 /* Serialise attach/detach/peer changes across processes. */
 int eq_lock(void);

@@ -65,6 +65,7 @@ static void usage(FILE *f)
 		"  peer add PREFIX via ADDR dev IFACE\n"
 		"  peer del PREFIX dev IFACE\n"
 		"  peer list dev IFACE [--json]\n"
+		"  features                 check the kernel features edgeq needs\n"
 		"--netns NAME works on an interface in /run/netns/NAME (bpffs pins stay\n"
 		"visible, unlike 'ip netns exec'); 'nsenter --net=...' works too.\n"
 		"State is pinned under /sys/fs/bpf/edgeq/<ifname>/: see README.md.\n");
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
 
 	const char *cmd = pos[0];
 
+	if (!strcmp(cmd, "features"))
+		return cmd_features();
 	if (!strcmp(cmd, "peer"))
 		return cmd_peer(&o, npos - 1, pos + 1);
 	if (!strcmp(cmd, "status")) {

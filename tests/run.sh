@@ -8,7 +8,7 @@
 # that exits non-zero without reporting a failure, or reports fewer results
 # than its plan, counts as one more failure: a crash is never a pass.
 #
-# usage: tests/run.sh [all|unit|bpf|netns]...
+# usage: tests/run.sh [all|unit|bpf|netns|vm|vmonly]...
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-build}
@@ -68,12 +68,41 @@ layer_netns() {
 	for t in tests/netns/test_*.sh; do [ -f "$t" ] && run_one netns bash "$t"; done
 }
 
+# VM-only suites: run inside the guest (vmtests/guest-setup.sh sets EDGEQ_IN_VM).
+layer_vmonly() {
+	if [ -z "${EDGEQ_IN_VM:-}" ]; then
+		echo "vmonly: runs inside the VM only: make vmtest"; return 0
+	fi
+	local t
+	for t in tests/vm/test_*.sh; do [ -f "$t" ] && run_one vm bash "$t"; done
+}
+# The BPF, netns and VM-only suites in a VM on a stock distribution kernel
+# (vmtests/run-vm.sh); the guest's counts join ours.
+layer_vm() {
+	need_root vm || return 0
+	local log line p f s
+	log=$(mktemp)
+	echo "# --- vm: vmtests/run-vm.sh -- tests/run.sh bpf netns vmonly"
+	vmtests/run-vm.sh -- tests/run.sh bpf netns vmonly 2>&1 | tee "$log" | sed 's/^/vm: /'
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	rm -f "$log"
+	if [ -z "$line" ]; then
+		echo "vm: not ok - the VM run ended without a summary"
+		fail=$((fail + 1)); failed_names+=("vm: no summary (boot failure or timeout)")
+		return
+	fi
+	p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
+	s=0; case $line in *skipped*) s=${line##*failed, }; s=${s%% skipped*} ;; esac
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	[ "$f" -gt 0 ] && failed_names+=("vm: $f failed inside the VM (lines prefixed 'vm:' above)")
+}
+
 layers=("$@"); [ ${#layers[@]} -eq 0 ] && layers=(all)
 for l in "${layers[@]}"; do
 	case "$l" in
 	all) layer_unit; layer_bpf; layer_netns ;;
-	unit|bpf|netns) "layer_$l" ;;
-	*) echo "run.sh: unknown layer '$l' (all, unit, bpf, netns)" >&2; exit 2 ;;
+	unit|bpf|netns|vm|vmonly) "layer_$l" ;;
+	*) echo "run.sh: unknown layer '$l' (all, unit, bpf, netns, vm, vmonly)" >&2; exit 2 ;;
 	esac
 done
 

@@ -133,3 +133,85 @@ tcp_transfer_ok() {	# DST SIZE_MB
 	wait "$lpid" || return 1
 	[ "$(sha256sum <"$TB_TMP/send")" = "$(sha256sum <"$TB_TMP/recv")" ]
 }
+
+# ---- helpers for the test scripts ----
+
+# tb_start: tb_up, or a failed "testbed setup" result and exit 1.  Sets
+# TB_PIN_A and TB_PIN_B, the pin directories of $TB_IFA and $TB_IFB.
+# shellcheck disable=SC2034  # TB_PIN_*: for the test scripts
+tb_start() {
+	tb_up || { not_ok "testbed setup"; tap_done; exit 1; }
+	TB_PIN_A=$(tb_pin_dir "$TB_A" "$TB_IFA")
+	TB_PIN_B=$(tb_pin_dir "$TB_B" "$TB_IFB")
+}
+
+# tb_pin_dir NS IFACE: the directory edgeq pins IFACE's state in (in bpffs,
+# named by the interface and the inode of the namespace).
+tb_pin_dir() {
+	local ino
+	ino=$(stat -L -c %i "/run/netns/$1") || return 1
+	echo "/sys/fs/bpf/edgeq/$2@ns$ino"
+}
+
+# as_comment: stdin as TAP comments.
+as_comment() { sed 's/^/# /'; }
+
+# has TEXT REGEX: extended grep in a string.
+has() { grep -qE -- "$2" <<<"$1"; }
+
+# jq_ok JSON FILTER: the JSON text passes the jq filter.
+jq_ok() { jq -e "$2" <<<"$1" >/dev/null 2>&1 || { echo "# jq '$2' fails on: $1"; return 1; }; }
+
+# quiet CMD...: run it; its output only as TAP comments, and only on failure.
+quiet() {
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	[ "$rc" -eq 0 ] || echo "$out" | as_comment
+	return "$rc"
+}
+
+# cap_start NS IFACE NAME [TCPDUMP_OPTION...]: capture on IFACE in NS (both
+# directions unless an option such as "-Q out" says otherwise) into
+# $TB_TMP/NAME.pcap, tcpdump's messages into $TB_TMP/NAME.err; returns once
+# tcpdump is listening (1 if it is not within 5 s).  tb_stop ends it.
+cap_start() {
+	local ns=$1 ifc=$2 name=$3
+	shift 3
+	tb_bg ip netns exec "$ns" tcpdump -n "$@" -i "$ifc" -s 128 --immediate-mode -U \
+		-w "$TB_TMP/$name.pcap" 2>"$TB_TMP/$name.err"
+	for _ in $(seq 100); do
+		grep -q 'listening on' "$TB_TMP/$name.err" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# cap_count NAME FILTER...: how many packets of $TB_TMP/NAME.pcap match the
+# tcpdump filter.
+cap_count() {
+	local n=$1
+	shift
+	tcpdump -n -r "$TB_TMP/$n.pcap" "$@" 2>/dev/null | wc -l
+}
+
+# What edgeq leaves on an interface and in a namespace, to check that
+# detach and failed commands leave nothing behind.
+xdp_on() { ip netns exec "$1" ip link show dev "$2" | grep -q 'prog/xdp'; }		# xdp_on NS IFACE
+clsact_on() { ip netns exec "$1" tc qdisc show dev "$2" | grep -q 'qdisc clsact'; }	# clsact_on NS IFACE
+our_routes() {		# our_routes NS: NS's IPv4 and IPv6 routes with proto 233 (edgeq's)
+	{ ip netns exec "$1" ip -4 route; ip netns exec "$1" ip -6 route; } | grep 'proto 233'
+}
+
+# nothing_left NS IFACE: nothing of edgeq's on IFACE in NS nor in bpffs (no
+# pin directory, XDP program, clsact qdisc nor proto 233 route); what is
+# left is named in a TAP comment.
+nothing_left() {
+	local pin bad=
+	pin=$(tb_pin_dir "$1" "$2") || { echo "# no netns $1"; return 1; }
+	[ -e "$pin" ] && bad="$bad pins"
+	xdp_on "$1" "$2" && bad="$bad xdp"
+	clsact_on "$1" "$2" && bad="$bad clsact"
+	our_routes "$1" >/dev/null && bad="$bad routes"
+	[ -z "$bad" ] || { echo "# left behind:$bad"; return 1; }
+}

@@ -23,18 +23,12 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 . tests/lib/netns.sh
 
-tb_up || { not_ok "testbed setup"; tap_done; exit 1; }
+tb_start
 
-PIN_A=/sys/fs/bpf/edgeq/$TB_IFA@ns$(stat -L -c %i "/run/netns/$TB_A")
 IFC=eqc$TB_ID		# a second veth pair, both ends in A
 IFD=eqd$TB_ID
 
-# ---- helpers ----
-
-# as_comment: stdin as TAP comments.
-as_comment() { sed 's/^/# /'; }
-
-has() { grep -qE -- "$2" <<<"$1"; }
+# ---- helpers (more in tests/lib/netns.sh) ----
 
 # run CMD...: run the edgeq command line under timeout 20; sets OUT
 # (stdout and stderr) and RC, and shows the output as TAP comments.
@@ -56,20 +50,8 @@ fails() {
 	fi
 }
 
-xdp_on() { in_a ip link show dev "$TB_IFA" | grep -q 'prog/xdp'; }
-clsact_on() { in_a tc qdisc show dev "$TB_IFA" | grep -q 'qdisc clsact'; }
-our_routes() { { in_a ip -4 route; in_a ip -6 route; } | grep 'proto 233'; }
-
 # Nothing of edgeq's on A's interface nor in bpffs.
-nothing_left() {
-	local bad=
-	[ -e "$PIN_A" ] && bad="$bad pins"
-	xdp_on && bad="$bad xdp"
-	clsact_on && bad="$bad clsact"
-	our_routes >/dev/null && bad="$bad routes"
-	[ -z "$bad" ] || { echo "# left behind:$bad"; return 1; }
-}
-check_clean() { check "... and nothing is left behind" nothing_left; }
+check_clean() { check "... and nothing is left behind" nothing_left "$TB_A" "$TB_IFA"; }
 
 attach_a() {		# attach_a CONFIG [options]
 	local cfg=$1
@@ -133,7 +115,7 @@ check_clean
 run "$EDGEQ" --netns "$TB_A" attach nosuch0 --config "$TB_TMP/a.conf"
 fails 1 "interface 'nosuch0' not found in netns $TB_A" "interface not found: exit 1, names it and the netns"
 check_clean
-check "... and no pin directory for it" test ! -e "/sys/fs/bpf/edgeq/nosuch0@ns$(stat -L -c %i "/run/netns/$TB_A")"
+check "... and no pin directory for it" test ! -e "$(tb_pin_dir "$TB_A" nosuch0)"
 
 run "$EDGEQ" --netns "nosuchns$TB_ID" attach "$TB_IFA" --config "$TB_TMP/a.conf"
 fails 1 "network namespace 'nosuchns$TB_ID' not found .*ip netns" "netns not found: exit 1, names it"
@@ -176,10 +158,10 @@ check_clean
 # ---- not attached ----
 
 run "$EDGEQ" --netns "$TB_A" detach "$TB_IFA"
-fails 1 "edgeq is not attached to $TB_IFA \(nothing at $PIN_A\)" "detach when not attached: exit 1"
+fails 1 "edgeq is not attached to $TB_IFA \(nothing at $TB_PIN_A\)" "detach when not attached: exit 1"
 check_clean
 run "$EDGEQ" --netns "$TB_A" status "$TB_IFA"
-fails 1 "edgeq is not attached to $TB_IFA \(nothing at $PIN_A\)" "status of a non-attached interface: exit 1"
+fails 1 "edgeq is not attached to $TB_IFA \(nothing at $TB_PIN_A\)" "status of a non-attached interface: exit 1"
 OUT=$(timeout 20 "$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json 2>/dev/null)
 RC=$?
 check "status --json of a non-attached interface: exit 1, valid JSON with no interface" \

@@ -35,33 +35,13 @@ cleanup() {
 	tb_down
 }
 
-tb_up || { not_ok "testbed setup"; tap_done; exit 1; }
+tb_start
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
-PIN_A=/sys/fs/bpf/edgeq/$TB_IFA@ns$(stat -L -c %i "/run/netns/$TB_A")
-PIN_B=/sys/fs/bpf/edgeq/$TB_IFB@ns$(stat -L -c %i "/run/netns/$TB_B")
 PINS=(prog_tc_egress prog_xdp_ingress eq_config eq_prefixes eq_peers eq_peer_stats eq_underlay eq_stats)
 
-# ---- helpers ----
-
-# as_comment: stdin as TAP comments.
-as_comment() { sed 's/^/# /'; }
-
-# has TEXT REGEX: extended grep in a string.
-has() { grep -qE -- "$2" <<<"$1"; }
-
-# jq_ok JSON FILTER: the JSON text passes the jq filter.
-jq_ok() { jq -e "$2" <<<"$1" >/dev/null 2>&1 || { echo "# jq '$2' fails on: $1"; return 1; }; }
-
-# quiet CMD...: run it; its output only as TAP comments, and only on failure.
-quiet() {
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
-	[ "$rc" -eq 0 ] || echo "$out" | as_comment
-	return "$rc"
-}
+# ---- helpers (more in tests/lib/netns.sh) ----
 
 # What attach may change in A, one file per view.
 snapshot() {		# snapshot DIR
@@ -85,10 +65,7 @@ check_same() {
 	fi
 }
 
-xdp_on() { in_a ip link show dev "$TB_IFA" | grep -q 'prog/xdp'; }
-clsact_on() { in_a tc qdisc show dev "$TB_IFA" | grep -q 'qdisc clsact'; }
-hooks_gone() { ! xdp_on && ! clsact_on; }
-our_routes() { { in_a ip -4 route; in_a ip -6 route; } | grep 'proto 233'; }
+hooks_gone() { ! xdp_on "$TB_A" "$TB_IFA" && ! clsact_on "$TB_A" "$TB_IFA"; }
 xdp_ours() {
 	has "$(in_a ip link show dev "$TB_IFA")" ' xdp .*qdisc' &&
 	has "$(in_a ip link show dev "$TB_IFA")" 'prog/xdp id [0-9]+ name xdp_ingress'
@@ -101,20 +78,10 @@ route_ok() {		# route_ok -4|-6 DST MTU
 	in_a ip "$1" route show "$2" | grep -qE "proto 233 .*mtu $3( |$)"
 }
 
-# Nothing of edgeq's on A's interface nor in bpffs.
-nothing_left() {
-	local bad=
-	[ -e "$PIN_A" ] && bad="$bad pins"
-	xdp_on && bad="$bad xdp"
-	clsact_on && bad="$bad clsact"
-	our_routes >/dev/null && bad="$bad routes"
-	[ -z "$bad" ] || { echo "# left behind:$bad"; return 1; }
-}
-
 all_pins() {
 	local p
 	for p in "${PINS[@]}"; do
-		[ -e "$PIN_A/$p" ] || { echo "# missing pin $p"; return 1; }
+		[ -e "$TB_PIN_A/$p" ] || { echo "# missing pin $p"; return 1; }
 	done
 }
 
@@ -125,7 +92,7 @@ attached_a() { eq_a status "$TB_IFA" 2>/dev/null | head -1 | grep -q ': attached
 # Plain `bpftool map dump` (not -j) of eq_config shows fields by name.
 cfg_text_ok() {
 	local t
-	t=$(bpftool map dump pinned "$PIN_A/eq_config" 2>&1)
+	t=$(bpftool map dump pinned "$TB_PIN_A/eq_config" 2>&1)
 	if ! has "$t" '"port": 7446,' || ! has "$t" '"node_id": 1,'; then
 		echo "$t" | as_comment
 		return 1
@@ -144,44 +111,27 @@ tunnel_ping_ok() {	# [ADDR]
 	fi
 }
 
-# Capture on A's interface (both directions) into $TB_TMP/NAME.pcap;
-# returns once tcpdump is listening.  tb_stop ends it.
-cap_start() {		# cap_start NAME
-	tb_bg ip netns exec "$TB_A" tcpdump -n -i "$TB_IFA" -s 128 --immediate-mode -U -w "$TB_TMP/$1.pcap" \
-		2>"$TB_TMP/$1.err"
-	for _ in $(seq 100); do
-		grep -q 'listening on' "$TB_TMP/$1.err" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-cap_count() {		# cap_count NAME FILTER...
-	local n=$1
-	shift
-	tcpdump -n -r "$TB_TMP/$n.pcap" "$@" 2>/dev/null | wc -l
-}
-
 # ---- 1. attach, look, detach: everything as before ----
 
 snapshot "$TB_TMP/before"
 check "attach on both hosts" quiet tb_attach
 check "A: XDP program on $TB_IFA (ip link: xdp, prog/xdp name xdp_ingress)" xdp_ours
-check "A: clsact qdisc created" clsact_on
+check "A: clsact qdisc created" clsact_on "$TB_A" "$TB_IFA"
 check "A: our filter on egress (pref 233, handle 0xe9, tc_egress, direct-action)" filter_ours
 check "A: route 10.77.0.2 proto 233 mtu 1452" route_ok -4 10.77.0.2 1452
 check "A: route fd77::2 proto 233 mtu 1432" route_ok -6 fd77::2 1432
-check "A: pins ${PINS[*]} under $PIN_A" all_pins
+check "A: pins ${PINS[*]} under $TB_PIN_A" all_pins
 
 # The observability promise: bpftool prints our structs with field names.
-cfg_json=$(bpftool -j map dump pinned "$PIN_A/eq_config" 2>&1)
+cfg_json=$(bpftool -j map dump pinned "$TB_PIN_A/eq_config" 2>&1)
 check "bpftool -j map dump eq_config: port 7446, node_id 1, mtu 1500, local4 by name" \
 	jq_ok "$cfg_json" '.[0].formatted.value | .port == 7446 and .node_id == 1 and .mtu == 1500
 		and (.local4.a | length) == 16'
 check "bpftool map dump eq_config prints \"port\": 7446 and \"node_id\": 1" cfg_text_ok
-peers_json=$(bpftool -j map dump pinned "$PIN_A/eq_peers" 2>&1)
+peers_json=$(bpftool -j map dump pinned "$TB_PIN_A/eq_peers" 2>&1)
 check "bpftool -j map dump eq_peers: underlay and tx_seq by name" \
 	jq_ok "$peers_json" '[.[].formatted.value | has("underlay") and has("tx_seq")] | all'
-pstats_json=$(bpftool -j map dump pinned "$PIN_A/eq_peer_stats" 2>&1)
+pstats_json=$(bpftool -j map dump pinned "$TB_PIN_A/eq_peer_stats" 2>&1)
 check "bpftool -j map dump eq_peer_stats: per-CPU tx_packets and rx_ce by name" \
 	jq_ok "$pstats_json" '[.[].formatted.values[].value | has("tx_packets") and has("rx_ce")] | all'
 check "ping IPv4 peer through the tunnel" tunnel_ping_ok 10.77.0.2
@@ -195,9 +145,10 @@ snapshot "$TB_TMP/after"
 for f in link qdisc filter_egress filter_ingress route4 route6 ethtool; do
 	check_same "after detach, A's $f is as before attach" "$TB_TMP/before/$f" "$TB_TMP/after/$f"
 done
-check "pin directory removed" test ! -e "$PIN_A"
+check "pin directory removed" test ! -e "$TB_PIN_A"
 
-if cap_start plain; then
+# Capture on A's interface, both directions.
+if cap_start "$TB_A" "$TB_IFA" plain; then
 	in_a ping -c 3 -i 0.1 -W 2 10.77.0.2 >/dev/null
 	r4=$?
 	in_a ping -6 -c 3 -i 0.1 -W 2 fd77::2 >/dev/null
@@ -257,8 +208,8 @@ p1=$(grep -m1 '^  pins' <<<"$s1")
 p2=$(grep -m1 '^  pins' <<<"$s2")
 check "status with --netns says attached" has "$(head -1 <<<"$s1")" ': attached$'
 check "status under nsenter --net says attached" has "$(head -1 <<<"$s2")" ': attached$'
-check "--netns and nsenter: the same pin dir ($PIN_A)" \
-	test "$p1" = "  pins     $PIN_A" -a "$p2" = "$p1"
+check "--netns and nsenter: the same pin dir ($TB_PIN_A)" \
+	test "$p1" = "  pins     $TB_PIN_A" -a "$p2" = "$p1"
 check "nsenter: peer list shows A's peers" \
 	has "$(nsenter --net="/run/netns/$TB_A" "$EDGEQ" peer list dev "$TB_IFA")" '^10\.77\.0\.2/32 via 10\.77\.0\.2$'
 
@@ -279,11 +230,11 @@ out=$(eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf" 2>&1)
 rc=$?
 echo "$out" | as_comment
 check "attach over stale pins: exit 0" test "$rc" -eq 0
-check "attach over stale pins: says 'removing stale pins'" has "$out" "$TB_IFA: removing stale pins at $PIN_A"
+check "attach over stale pins: says 'removing stale pins'" has "$out" "$TB_IFA: removing stale pins at $TB_PIN_A"
 check "status: attached" attached_a
 check "traffic through the tunnel again" tunnel_ping_ok
 check "detach" quiet eq_a detach "$TB_IFA"
-check "nothing left after detach (pins, XDP, clsact, proto 233 routes)" nothing_left
+check "nothing left after detach (pins, XDP, clsact, proto 233 routes)" nothing_left "$TB_A" "$TB_IFA"
 
 # ---- 5. attach killed (SIGKILL) at many points ----
 
@@ -318,7 +269,7 @@ crash_case() {		# crash_case DELAY
 		status_a_jq '.tc_attached or .xdp_attached' ||
 			{ echo "# 'already attached' but no hook of ours is live"; return 1; }
 		eq_a detach "$TB_IFA" >/dev/null 2>&1 || { echo "# detach of the live attachment failed"; return 1; }
-		nothing_left || return 1
+		nothing_left "$TB_A" "$TB_IFA" || return 1
 		out=$(eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf" 2>&1) ||
 			{ echo "# attach after detach: $out"; return 1; }
 		why=" (was live: detached first)"
@@ -326,7 +277,7 @@ crash_case() {		# crash_case DELAY
 	has "$out" 'removing stale pins' && why=" (stale pins removed)"
 	attached_a || { echo "# not attached after the re-attach"; eq_a status "$TB_IFA" | as_comment; return 1; }
 	eq_a detach "$TB_IFA" >/dev/null 2>&1 || { echo "# detach failed"; return 1; }
-	nothing_left || return 1
+	nothing_left "$TB_A" "$TB_IFA" || return 1
 	if [ "$krc" -eq 137 ]; then
 		echo "# killed after ${1}s: re-attach ok$why"
 	else
@@ -358,13 +309,13 @@ done
 # detach must find the mode from the kernel and remove the program.
 check "attach with --xdp-mode generic" quiet eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf" --xdp-mode generic
 check "ip link shows xdpgeneric" has "$(in_a ip link show dev "$TB_IFA")" ' xdpgeneric .*qdisc'
-val=$(bpftool -j map dump pinned "$PIN_A/eq_config" | jq -r '.[0].value | .[:60] + ["0x00"] + .[61:] | .[]')
+val=$(bpftool -j map dump pinned "$TB_PIN_A/eq_config" | jq -r '.[0].value | .[:60] + ["0x00"] + .[61:] | .[]')
 # shellcheck disable=SC2086  # one word per byte
-bpftool map update pinned "$PIN_A/eq_config" key 0 0 0 0 value $val
+bpftool map update pinned "$TB_PIN_A/eq_config" key 0 0 0 0 value $val
 check "eq_config.xdp_mode is now 0, as if unrecorded" \
-	jq_ok "$(bpftool -j map dump pinned "$PIN_A/eq_config")" '.[0].formatted.value | .xdp_mode == 0 and .ifindex > 0'
+	jq_ok "$(bpftool -j map dump pinned "$TB_PIN_A/eq_config")" '.[0].formatted.value | .xdp_mode == 0 and .ifindex > 0'
 check "detach" quiet eq_a detach "$TB_IFA"
-check "nothing left: the generic XDP program is gone too" nothing_left
+check "nothing left: the generic XDP program is gone too" nothing_left "$TB_A" "$TB_IFA"
 
 check "after all this: attach works" quiet eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf"
 check "and carries traffic through the tunnel" tunnel_ping_ok
@@ -378,8 +329,8 @@ echo "$out" | as_comment
 check "detach of a deleted interface: exit 0" test "$rc" -eq 0
 check "detach of a deleted interface: '$TB_IFA is gone: removing its pins only'" \
 	has "$out" "$TB_IFA is gone: removing its pins only"
-check "its pin directory is gone" test ! -e "$PIN_A"
+check "its pin directory is gone" test ! -e "$TB_PIN_A"
 check "B's end went too: its detach succeeds" quiet eq_b detach "$TB_IFB"
-check "B's pin directory is gone" test ! -e "$PIN_B"
+check "B's pin directory is gone" test ! -e "$TB_PIN_B"
 
 tap_done

@@ -22,9 +22,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 . tests/lib/netns.sh
 
-tb_up || { not_ok "testbed setup"; tap_done; exit 1; }
-
-PIN_A=/sys/fs/bpf/edgeq/$TB_IFA@ns$(stat -L -c %i "/run/netns/$TB_A")
+tb_start
 
 # A tunnels only the overlay prefix behind B; B tunnels back to A.
 cat >"$TB_TMP/pa.conf" <<EOF
@@ -47,21 +45,7 @@ ip -n "$TB_B" addr add 10.66.0.2/32 dev lo
 in_a ip route add 10.88.0.0/24 via 10.77.0.2
 in_a ip route add default via 10.77.0.2	# 10.99.0.0/24, 10.66.0.0/24: edgeq adds routes
 
-# ---- helpers ----
-
-# as_comment: stdin as TAP comments.
-as_comment() { sed 's/^/# /'; }
-
-has() { grep -qE -- "$2" <<<"$1"; }
-
-# quiet CMD...: run it; its output only as TAP comments, and only on failure.
-quiet() {
-	local out rc
-	out=$("$@" 2>&1)
-	rc=$?
-	[ "$rc" -eq 0 ] || echo "$out" | as_comment
-	return "$rc"
-}
+# ---- helpers (more in tests/lib/netns.sh) ----
 
 # peer_field PREFIX FIELD: a field of A's peer entry in `status --json`.
 peer_field() {
@@ -99,9 +83,7 @@ ping_plain() {
 
 # The route of a prefix in A (trailing blanks cut), or nothing.
 route_of() { in_a ip "$1" route show "$2" | sed 's/ *$//'; }
-our_routes() { { in_a ip -4 route; in_a ip -6 route; } | grep 'proto 233'; }
-no_our_routes() { [ -z "$(our_routes)" ] || { our_routes | sed 's/^/# left: /'; return 1; }; }
-jq_ok() { jq -e "$2" <<<"$1" >/dev/null 2>&1 || { echo "# jq '$2' fails on: $1"; return 1; }; }
+no_our_routes() { [ -z "$(our_routes "$TB_A")" ] || { our_routes "$TB_A" | sed 's/^/# left: /'; return 1; }; }
 listed() { eq_a peer list dev "$TB_IFA" | grep -qE -- "$1"; }
 not_listed() { ! listed "$1"; }
 route_has() {		# route_has -4|-6 PREFIX REGEX
@@ -116,22 +98,6 @@ run_out() {
 	OUT=$("$@" 2>&1)
 	RC=$?
 	[ -z "$OUT" ] || echo "$OUT" | as_comment
-}
-
-# Capture what A sends into $TB_TMP/NAME.pcap; returns once listening.
-cap_start() {		# cap_start NAME
-	tb_bg ip netns exec "$TB_A" tcpdump -n -Q out -i "$TB_IFA" -s 128 --immediate-mode -U \
-		-w "$TB_TMP/$1.pcap" 2>"$TB_TMP/$1.err"
-	for _ in $(seq 100); do
-		grep -q 'listening on' "$TB_TMP/$1.err" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-cap_count() {		# cap_count NAME FILTER...
-	local n=$1
-	shift
-	tcpdump -n -r "$TB_TMP/$n.pcap" "$@" 2>/dev/null | wc -l
 }
 
 user_route=$(route_of -4 10.88.0.0/24)
@@ -150,8 +116,9 @@ check "the transfer went through the tunnel (tx_packets of 10.88.0.0/24 > 1000)"
 
 # ---- 2. an IPv6 peer added and deleted at runtime ----
 
+# Capture what A sends.
 cap_ok=0
-cap_start v6 && cap_ok=1
+cap_start "$TB_A" "$TB_IFA" v6 -Q out && cap_ok=1
 check "before peer add: ping fd77::2 is plain (tx_miss, no tx_encap)" \
 	ping_plain fd77::2 -6 -s 111
 check "before peer add: no route fd77::2" route_none -6 fd77::2
@@ -224,9 +191,9 @@ check "peer del 10.99.0.0/24" quiet eq_a peer del 10.99.0.0/24 dev "$TB_IFA"
 check "the route edgeq added for 10.99.0.0/24 is gone" route_none -4 10.99.0.0/24
 check "no peer prefix left" test "$(eq_a status "$TB_IFA" --json | jq '.interfaces[0].peers | length')" -eq 0
 check "eq_underlay is empty (the slot's underlay address was freed)" \
-	test "$(bpftool -j map dump pinned "$PIN_A/eq_underlay" | jq length)" -eq 0
+	test "$(bpftool -j map dump pinned "$TB_PIN_A/eq_underlay" | jq length)" -eq 0
 check "eq_peers slot $slot is unused" \
-	test "$(bpftool -j map dump pinned "$PIN_A/eq_peers" | jq ".[] | select(.formatted.key == ${slot:-0}) | .formatted.value.flags")" -eq 0
+	test "$(bpftool -j map dump pinned "$TB_PIN_A/eq_peers" | jq ".[] | select(.formatted.key == ${slot:-0}) | .formatted.value.flags")" -eq 0
 check "peer add 10.66.0.0/24 via another address (10.77.0.3)" \
 	quiet eq_a peer add 10.66.0.0/24 via 10.77.0.3 dev "$TB_IFA"
 check "it gets the freed slot $slot" test "$(peer_field 10.66.0.0/24 slot)" = "$slot"
@@ -252,7 +219,7 @@ check "... and changed nothing (peer list, routes)" \
 	test "$(eq_a peer list dev "$TB_IFA")" = "10.88.0.0/24 via 10.77.0.2" -a -z "$(route_of -6 fd77::2)"
 check "detach A" quiet eq_a detach "$TB_IFA"
 check "detach B" quiet eq_b detach "$TB_IFB"
-check "nothing left: no pins" test ! -e "$PIN_A"
+check "nothing left: no pins" test ! -e "$TB_PIN_A"
 check "nothing left: the user's route as before attach" test "$(route_of -4 10.88.0.0/24)" = "$user_route"
 check "nothing left: no proto 233 route" no_our_routes
 

@@ -8,11 +8,7 @@
  * prefixes (fixed seed); invalid inputs include empty, out-of-range and
  * malformed lengths, garbage and overlong strings.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "testlib.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,42 +18,7 @@
 
 #define ROUNDS	20000
 
-/* splitmix64: a small PRNG with a fixed seed, the same on every libc. */
-static uint64_t rng_state;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rnd32(void)
-{
-	return (uint32_t)(rnd64() >> 32);
-}
-
 static const unsigned char mapped_hdr[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-static struct eq_addr addr(const char *s)
-{
-	struct eq_addr a;
-
-	if (eq_addr_parse(s, &a))
-		fail_msg("eq_addr_parse(\"%s\") failed", s);
-	return a;
-}
-
-static struct eq_prefix_key prefix(const char *s)
-{
-	struct eq_prefix_key k;
-
-	if (eq_prefix_parse(s, &k))
-		fail_msg("eq_prefix_parse(\"%s\") failed", s);
-	return k;
-}
 
 static struct eq_addr v4(uint32_t host)
 {

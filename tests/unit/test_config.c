@@ -12,11 +12,7 @@
  * and fails on a missing file and on a directory.  Failed parses must not
  * leave anything to free (run under valgrind to check for leaks).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "testlib.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,41 +25,6 @@
 #define NAME	"t.conf"
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer)"
-
-/* splitmix64: a small PRNG with a fixed seed, the same on every libc. */
-static uint64_t rng_state;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rnd32(void)
-{
-	return (uint32_t)(rnd64() >> 32);
-}
-
-static struct eq_addr addr(const char *s)
-{
-	struct eq_addr a;
-
-	if (eq_addr_parse(s, &a))
-		fail_msg("eq_addr_parse(\"%s\") failed", s);
-	return a;
-}
-
-static struct eq_prefix_key prefix(const char *s)
-{
-	struct eq_prefix_key k;
-
-	if (eq_prefix_parse(s, &k))
-		fail_msg("eq_prefix_parse(\"%s\") failed", s);
-	return k;
-}
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)

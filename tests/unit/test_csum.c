@@ -7,11 +7,7 @@
  * in sums to zero, and the incremental update equals a full recompute for
  * any single 16-bit change (and for chains of changes).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "testlib.h"
 #include <arpa/inet.h>
 #include <string.h>
 /* csum.h uses clang's "#pragma unroll" (for the BPF verifier), which gcc's
@@ -23,23 +19,6 @@
 
 #define ITERATIONS	20000
 #define CHECK_WORD	5	/* the IPv4 header checksum is the 6th word */
-
-/* splitmix64: a small PRNG with a fixed seed, the same on every libc. */
-static uint64_t rng_state;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rnd32(void)
-{
-	return (uint32_t)(rnd64() >> 32);
-}
 
 /* A 20-byte IPv4 header, 2-byte aligned as in a packet. */
 union ip4 {

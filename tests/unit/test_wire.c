@@ -5,34 +5,13 @@
  * constants, the ver_type nibble helpers (every version and type), and the
  * RFC 1982 serial-number comparison eq_seq_before() across the 2^32 wrap.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "testlib.h"
 #include <arpa/inet.h>
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
 #include <netinet/udp.h>
 #include <string.h>
 #include "edgeq/wire.h"
-
-/* splitmix64: a small PRNG with a fixed seed, the same on every libc. */
-static uint64_t rng_state;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rnd32(void)
-{
-	return (uint32_t)(rnd64() >> 32);
-}
 
 #define FIELD_SIZE(type, member)	sizeof(((type *)0)->member)
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run a command in a VM on a stock distribution kernel, the way virtme(-ng)
+# does: the host's root filesystem shared read-only over 9p, this checkout
+# shared read-write at the same path, the command run as root, then power
+# off.  Prints the command's output and exits with its status.
+#
+#   vmtests/run-vm.sh [--kernel VMLINUZ] [--timeout SECONDS] [--mem MB] -- COMMAND...
+#
+# Default kernel: the newest /boot/vmlinuz-* of Debian's linux-image-amd64
+# (EDGEQ_VM_KERNEL overrides; any kernel whose modules are installed under
+# /lib/modules/<version> works, e.g. a self-built one: docs/vmtests.md).
+# virtme-ng (vng) is used when installed; otherwise qemu directly.  KVM when
+# /dev/kvm exists and the CPU has VMX/SVM (EDGEQ_VM_ACCEL=kvm|tcg forces it),
+# TCG otherwise, as on this project's machines, whose KVM (PVM) cannot run
+# a stock kernel.  A guest that does not finish in time is killed with a
+# message saying so, and the run fails.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=${EDGEQ_VM_KERNEL:-}
+timeout_s=${EDGEQ_VM_TIMEOUT:-1200}
+mem=${EDGEQ_VM_MEM:-2048}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: run-vm.sh [--kernel VMLINUZ] [--timeout S] [--mem MB] -- COMMAND..." >&2; exit 2; }
+if [ -z "$kernel" ]; then
+	kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
+fi
+[ -r "$kernel" ] || { echo "vm: no kernel image (install linux-image-amd64: 'make deps')" >&2; exit 1; }
+kver=${kernel##*/vmlinuz-}
+command -v qemu-system-x86_64 >/dev/null || { echo "vm: qemu-system-x86 is missing ('make deps')" >&2; exit 1; }
+
+run=$(mktemp -d "$top/build/vm-run.XXXXXX") || exit 1
+trap 'rm -rf "$run"' EXIT
+{
+	echo "cd '$top' || exit 1"
+	echo ". vmtests/guest-setup.sh"
+	printf '%q ' "$@"; echo
+} >"$run/cmd.sh"
+# The guest writes its output and exit status into the share.
+cat >"$run/guest.sh" <<EOF2
+sh '$run/cmd.sh' >'$run/out' 2>&1
+echo \$? >'$run/rc'
+sync
+EOF2
+
+accel=${EDGEQ_VM_ACCEL:-auto}
+if [ "$accel" = auto ]; then
+	accel=tcg
+	[ -w /dev/kvm ] && grep -qw -e vmx -e svm /proc/cpuinfo && accel=kvm
+fi
+echo "vm: kernel $kver, accel $accel, ${mem} MB, timeout ${timeout_s} s: $*"
+
+if command -v vng >/dev/null && [ -z "${EDGEQ_VM_NO_VNG:-}" ]; then
+	# virtme-ng shares the host root and the cwd the same way.
+	(cd "$top" && timeout -k 10 "$timeout_s" vng --run "$kernel" --rw --memory "${mem}M" \
+		$([ "$accel" = tcg ] && echo --disable-kvm) --exec "sh $run/guest.sh") >"$run/console" 2>&1
+	status=$?
+else
+	initrd=$top/build/vm/initrd-$kver.gz
+	if [ ! -s "$initrd" ] || [ "$initrd" -ot "$top/vmtests/mkinitrd.sh" ]; then
+		mkdir -p "$top/build/vm"
+		"$top/vmtests/mkinitrd.sh" "$kver" "$top" "$initrd" || exit 1
+	fi
+	if [ "$accel" = kvm ]; then A=(-enable-kvm -cpu host); else A=(-accel tcg,thread=multi -cpu max); fi
+	timeout -k 10 "$timeout_s" qemu-system-x86_64 "${A[@]}" -m "$mem" -smp 2 \
+		-nographic -no-reboot -nodefaults -serial stdio \
+		-kernel "$kernel" -initrd "$initrd" \
+		-fsdev local,id=root,path=/,readonly=on,security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
+		-fsdev local,id=work,path="$top",security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=work,mount_tag=work \
+		-append "console=ttyS0 panic=-1 quiet loglevel=3 vmscript=$run/guest.sh" \
+		</dev/null >"$run/console" 2>&1
+	status=$?
+fi
+[ -f "$run/out" ] && cat "$run/out"
+if [ -f "$run/rc" ]; then
+	exit "$(cat "$run/rc")"
+fi
+if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+	echo "vm: the guest did not finish within ${timeout_s} s and was killed (EDGEQ_VM_TIMEOUT raises it)"
+else
+	echo "vm: the guest stopped without running the command (qemu exit $status); its console:"
+fi
+tail -30 "$run/console"
+exit 1
