@@ -275,16 +275,15 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		eq_err("cannot pin maps under %s: %s", dir, strerror(-rc));
 		goto fail;
 	}
+	/* The XDP object is only opened here: libxdp loads it when attaching
+	 * (hooks.c says why).  Its maps are the pinned ones. */
 	xdp = xdp_ingress__open();
 	rc = xdp ? reuse_maps(xdp->obj, tc->obj) : -errno;
-	if (!rc)
-		rc = xdp_ingress__load(xdp);
 	if (rc) {
-		eq_err("cannot load the XDP ingress program: %s", strerror(-rc));
+		eq_err("cannot open the XDP ingress program: %s", strerror(-rc));
 		goto fail;
 	}
-	if ((rc = pin_prog(tc->progs.tc_egress, dir, EQ_PIN_PROG_TC)) ||
-	    (rc = pin_prog(xdp->progs.xdp_ingress, dir, EQ_PIN_PROG_XDP))) {
+	if ((rc = pin_prog(tc->progs.tc_egress, dir, EQ_PIN_PROG_TC))) {
 		eq_err("cannot pin programs under %s: %s", dir, strerror(-rc));
 		goto fail;
 	}
@@ -314,10 +313,17 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		eq_err("%s: %s", o->ifname, err);
 		goto fail;
 	}
-	rc = eq_xdp_attach(ifindex, bpf_program__fd(xdp->progs.xdp_ingress), o->xdp_mode, b,
-			   err, sizeof(err));
+	rc = eq_xdp_attach(ifindex, xdp->obj, o->xdp_mode, b, err, sizeof(err));
 	if (rc) {
 		eq_err("%s: %s", o->ifname, err);
+		goto fail;
+	}
+	/* Pinned at once: teardown finds the program by this pin.  (A crash
+	 * in the instant between leaves an unpinned program attached, which
+	 * 'xdp-loader unload' removes: docs/architecture.md.) */
+	if ((rc = pin_prog(xdp->progs.xdp_ingress, dir, EQ_PIN_PROG_XDP))) {
+		eq_err("cannot pin the XDP program under %s: %s", dir, strerror(-rc));
+		eq_xdp_detach(ifindex, bpf_program__fd(xdp->progs.xdp_ingress), b);
 		goto fail;
 	}
 	if ((rc = eq_config_write(&m, b)))

@@ -36,7 +36,8 @@ void eq_route_undo(const char *ifname, const struct eq_prefix_key *k, __u32 flag
 void eq_route_flush_ours(const char *ifname);
 
 /* hooks.c: the XDP and TC attachment points. */
-int eq_xdp_attach(int ifindex, int prog_fd, const char *mode, struct eq_config *cfg,
+struct bpf_object;
+int eq_xdp_attach(int ifindex, struct bpf_object *obj, const char *mode, struct eq_config *cfg,
 		  char *err, size_t errlen);
 int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
 bool eq_xdp_is_ours(int ifindex, int prog_fd);

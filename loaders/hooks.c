@@ -61,10 +61,13 @@ static int try_attach(struct xdp_program *p, int ifindex, enum xdp_attach_mode m
 	return xdp_program__attach(p, ifindex, m, 0);
 }
 
-int eq_xdp_attach(int ifindex, int prog_fd, const char *mode, struct eq_config *cfg,
+/* obj is opened but not loaded: libxdp loads it, as an freplace extension
+ * of its dispatcher when the kernel allows that (a program already loaded
+ * as plain XDP cannot join a dispatcher), else as a plain XDP program. */
+int eq_xdp_attach(int ifindex, struct bpf_object *obj, const char *mode, struct eq_config *cfg,
 		  char *err, size_t errlen)
 {
-	struct xdp_program *p = xdp_program__from_fd(prog_fd);
+	struct xdp_program *p = xdp_program__from_bpf_obj(obj, "xdp");
 	struct xdp_multiprog *mp;
 	int rc = -EINVAL;
 
@@ -98,7 +101,7 @@ int eq_xdp_attach(int ifindex, int prog_fd, const char *mode, struct eq_config *
 			cfg->flags |= EQ_CFG_XDP_MULTIPROG;
 		xdp_multiprog__close(mp);
 	}
-	xdp_program__close(p);	/* the kernel keeps the attachment */
+	xdp_program__close(p);	/* the kernel keeps the attachment; obj stays ours */
 	return 0;
 }
 

@@ -12,6 +12,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/netns.sh
 
 DISSECTOR=tools/wireshark/edgeq.lua
+# Bulk size: 16 MB here, 2 MB in the VM (TCG emulation is ~50x slower).
+MB=${EDGEQ_IN_VM:+2}
+MB=${MB:-16}
 
 tb_up || { not_ok "testbed setup"; tap_done; exit 1; }
 check "attach on both hosts" tb_attach
@@ -36,8 +39,8 @@ check "ping non-peer address fd77::3 (plain)" in_a ping -6 -c 3 -i 0.1 -W 2 fd77
 miss_after=$(eq_stat a tx_miss)
 check "non-peer traffic counted as tx_miss ($miss_before -> $miss_after)" test "${miss_after:-0}" -ge $((${miss_before:-0} + 6))
 
-check "TCP 16 MB to IPv4 peer, SHA-256 matches" tcp_transfer_ok 10.77.0.2 16
-check "TCP 16 MB to IPv6 peer, SHA-256 matches" tcp_transfer_ok fd77::2 16
+check "TCP $MB MB to IPv4 peer, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
+check "TCP $MB MB to IPv6 peer, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
 
 check "no drops counted on either host" \
 	bash -c "! { $EDGEQ --netns $TB_A status $TB_IFA --json; $EDGEQ --netns $TB_B status $TB_IFB --json; } | grep -oE '\"(rx_drop|tx_err)[a-z_]*\":[1-9]'"
@@ -53,7 +56,7 @@ for side in a b; do
 		and not udp port 7446 and not icmp6 2>/dev/null | wc -l)
 	tunnel=$(tcpdump -nr "$pcap" udp port 7446 2>/dev/null | wc -l)
 	check "$side: peer traffic on the wire is tunnelled only ($tunnel tunnel, $peer_plain plain)" \
-		test "$tunnel" -gt 100 -a "$peer_plain" -eq 0
+		test "$tunnel" -gt 50 -a "$peer_plain" -eq 0
 done
 plain_icmp=$(tcpdump -nr "$TB_TMP/a.pcap" 'icmp and host 10.77.0.3' 2>/dev/null | wc -l)
 check "non-peer pings left A as plain ICMP ($plain_icmp)" test "$plain_icmp" -ge 3
@@ -75,7 +78,7 @@ else
 		nbad=$(ts -Y '_ws.malformed or _ws.expert.severity >= error' | wc -l)
 		ninner=$(ts -Y 'edgeq and (tcp or icmp or icmpv6)' | wc -l)
 		check "$side: tshark decodes $nedgeq edgeq packets, $ninner with inner TCP/ICMP" \
-			test "$nedgeq" -gt 100 -a "$ninner" -gt 100
+			test "$nedgeq" -gt 50 -a "$ninner" -gt 50
 		check "$side: tshark finds no malformed packet ($nbad)" test "$nbad" -eq 0
 	done
 fi

@@ -28,7 +28,7 @@ for order in filter-first edgeq-first; do
 	check "$order: edgeq went through libxdp's dispatcher (status: xdp_multiprog)" multiprog_b
 	out=$(progs_b)
 	check "$order: xdp-loader lists both xdp_ingress and xdp-filter's program" \
-		test -n "$(grep xdp_ingress <<<"$out")" -a -n "$(grep -i filter <<<"$out")"
+		test -n "$(grep xdp_ingress <<<"$out")" -a -n "$(grep xdpfilt <<<"$out")"
 	check "$order: ping through the tunnel" in_a ping -c 3 -i 0.2 -W 2 10.77.0.2
 	check "$order: TCP 2 MB through the tunnel, SHA-256 matches" tcp_transfer_ok 10.77.0.2 2
 	d=$(eq_stat b rx_decap)
@@ -41,7 +41,7 @@ for order in filter-first edgeq-first; do
 	check "$order: edgeq detaches from B" eq_b detach "$TB_IFB"
 	out=$(progs_b)
 	check "$order: xdp-filter's program is still attached after edgeq's detach" \
-		test -n "$(grep -i filter <<<"$out")" -a -z "$(grep xdp_ingress <<<"$out")"
+		test -n "$(grep xdpfilt <<<"$out")" -a -z "$(grep xdp_ingress <<<"$out")"
 	check "$order: xdp-filter unloads" in_b_ns xdp-filter unload "$TB_IFB"
 	check "$order: nothing left on B's interface" bash -c "! ip -n $TB_B link show dev $TB_IFB | grep -q xdp"
 done
