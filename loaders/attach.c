@@ -116,6 +116,11 @@ static int teardown(const char *dir, const char *ifname, int ifindex)
 			eq_err("%s: cannot detach XDP: %s", ifname, strerror(-err));
 			rc = err;
 		}
+		/* Attached but never pinned: an attach killed in between. */
+		if (xdp_fd < 0 && cfg.ifindex == (__u32)ifindex && (err = eq_xdp_detach_orphan(ifindex))) {
+			eq_err("%s: cannot detach an unpinned xdp_ingress: %s", ifname, strerror(-err));
+			rc = err;
+		}
 		if (tc_fd >= 0 && (err = eq_tc_detach(ifindex, tc_fd, &cfg))) {
 			eq_err("%s: cannot detach TC: %s", ifname, strerror(-err));
 			rc = err;

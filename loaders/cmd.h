@@ -41,6 +41,7 @@ int eq_xdp_attach(int ifindex, struct bpf_object *obj, const char *mode, struct 
 		  char *err, size_t errlen);
 int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
 bool eq_xdp_is_ours(int ifindex, int prog_fd);
+int eq_xdp_detach_orphan(int ifindex);
 /* eq_tc_attach() records each step in the pinned config (m) before taking it. */
 int eq_tc_attach(int ifindex, int prog_fd, struct eq_config *cfg, const struct eq_maps *m,
 		 char *err, size_t errlen);

@@ -132,6 +132,41 @@ int eq_xdp_detach(int ifindex, int prog_fd, const struct eq_config *cfg)
 	return rc;
 }
 
+/* An attach killed after libxdp attached the XDP program but before it was
+ * pinned leaves a program nobody can find by pin.  Teardown of that stale
+ * attachment calls this: remove a program named xdp_ingress (ours: the
+ * name is the function's in bpf/xdp_ingress.bpf.c), alone or under the
+ * dispatcher, from this interface.  0, or -errno. */
+int eq_xdp_detach_orphan(int ifindex)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p, *found = NULL;
+	enum xdp_attach_mode m;
+	int rc = 0;
+
+	if (libxdp_get_error(mp))
+		return 0;	/* no XDP program at all */
+	m = xdp_multiprog__attach_mode(mp);
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && !strcmp(xdp_program__name(p), "xdp_ingress"))
+			found = p;
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp))
+			if (!strcmp(xdp_program__name(p), "xdp_ingress"))
+				found = p;
+	}
+	if (found) {
+		struct xdp_program *q = xdp_program__from_id(xdp_program__id(found));
+
+		rc = libxdp_get_error(q) ? (int)libxdp_get_error(q) : xdp_program__detach(q, ifindex, m, 0);
+		if (!libxdp_get_error(q))
+			xdp_program__close(q);
+	}
+	xdp_multiprog__close(mp);
+	return rc;
+}
+
 static void tc_hook(struct bpf_tc_hook *h, int ifindex)
 {
 	memset(h, 0, sizeof(*h));

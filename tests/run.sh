@@ -100,7 +100,7 @@ layer_vm() {
 layers=("$@"); [ ${#layers[@]} -eq 0 ] && layers=(all)
 for l in "${layers[@]}"; do
 	case "$l" in
-	all) layer_unit; layer_bpf; layer_netns ;;
+	all) layer_unit; layer_bpf; layer_netns; layer_vm ;;
 	unit|bpf|netns|vm|vmonly) "layer_$l" ;;
 	*) echo "run.sh: unknown layer '$l' (all, unit, bpf, netns, vm, vmonly)" >&2; exit 2 ;;
 	esac

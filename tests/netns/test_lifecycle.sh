@@ -66,9 +66,17 @@ check_same() {
 }
 
 hooks_gone() { ! xdp_on "$TB_A" "$TB_IFA" && ! clsact_on "$TB_A" "$TB_IFA"; }
+# Alone, the interface runs xdp_ingress itself; where libxdp's dispatcher
+# loads (the VM), it runs xdp_dispatcher, and status says multiprog.
 xdp_ours() {
-	has "$(in_a ip link show dev "$TB_IFA")" ' xdp .*qdisc' &&
-	has "$(in_a ip link show dev "$TB_IFA")" 'prog/xdp id [0-9]+ name xdp_ingress'
+	local link; link=$(in_a ip link show dev "$TB_IFA")
+	has "$link" ' xdp .*qdisc' || return 1
+	if eq_a status "$TB_IFA" --json | grep -q '"xdp_multiprog":true'; then
+		has "$link" 'prog/xdp id [0-9]+ name xdp_dispatcher' &&
+		has "$(nsenter --net="/run/netns/$TB_A" xdp-loader status "$TB_IFA" 2>/dev/null)" 'xdp_ingress'
+	else
+		has "$link" 'prog/xdp id [0-9]+ name xdp_ingress'
+	fi
 }
 filter_ours() {
 	in_a tc filter show dev "$TB_IFA" egress |
@@ -115,7 +123,7 @@ tunnel_ping_ok() {	# [ADDR]
 
 snapshot "$TB_TMP/before"
 check "attach on both hosts" quiet tb_attach
-check "A: XDP program on $TB_IFA (ip link: xdp, prog/xdp name xdp_ingress)" xdp_ours
+check "A: XDP program on $TB_IFA (xdp_ingress, alone or under libxdp's dispatcher)" xdp_ours
 check "A: clsact qdisc created" clsact_on "$TB_A" "$TB_IFA"
 check "A: our filter on egress (pref 233, handle 0xe9, tc_egress, direct-action)" filter_ours
 check "A: route 10.77.0.2 proto 233 mtu 1452" route_ok -4 10.77.0.2 1452
