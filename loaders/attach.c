@@ -323,9 +323,9 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		eq_err("%s: %s", o->ifname, err);
 		goto fail;
 	}
-	/* Pinned at once: teardown finds the program by this pin.  (A crash
-	 * in the instant between leaves an unpinned program attached, which
-	 * 'xdp-loader unload' removes: docs/architecture.md.) */
+	/* Pinned at once: teardown finds the program by this pin.  A crash in
+	 * the instant between leaves an unpinned program attached, which
+	 * teardown finds by name (eq_xdp_detach_orphan). */
 	if ((rc = pin_prog(xdp->progs.xdp_ingress, dir, EQ_PIN_PROG_XDP))) {
 		eq_err("cannot pin the XDP program under %s: %s", dir, strerror(-rc));
 		eq_xdp_detach(ifindex, bpf_program__fd(xdp->progs.xdp_ingress), b);

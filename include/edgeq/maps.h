@@ -51,9 +51,10 @@ struct eq_prefix_val {
 
 /* eq_peers (array, one slot per underlay endpoint): the per-peer bucket,
  * shared by every CPU.  What TC egress writes and what XDP ingress writes
- * sit on different cache lines: on a host, sending to a peer and receiving
- * from it run on different CPUs, and a shared line would bounce between
- * them on every packet.  Counters live in eq_peer_stats (per CPU). */
+ * are 64 bytes apart (on different cache lines where the array's values
+ * start on a line boundary): sending to a peer and receiving from it run
+ * on different CPUs, and a shared line would bounce between them on every
+ * packet.  Counters live in eq_peer_stats (per CPU), with no sharing. */
 struct eq_peer {
 	/* line 0: configuration, and the sending side */
 	struct eq_addr	underlay;	/* the peer's underlay (outer) address */

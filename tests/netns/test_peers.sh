@@ -197,6 +197,8 @@ check "eq_peers slot $slot is unused" \
 check "peer add 10.66.0.0/24 via another address (10.77.0.3)" \
 	quiet eq_a peer add 10.66.0.0/24 via 10.77.0.3 dev "$TB_IFA"
 check "it gets the freed slot $slot" test "$(peer_field 10.66.0.0/24 slot)" = "$slot"
+check "the reused slot's counters start from zero (it carried pings before)" \
+	test "$(peer_field 10.66.0.0/24 tx_packets)" = 0 -a "$(peer_field 10.66.0.0/24 rx_packets)" = 0
 check "peer del 10.66.0.0/24" quiet eq_a peer del 10.66.0.0/24 dev "$TB_IFA"
 check "its route is gone" route_none -4 10.66.0.0/24
 

@@ -21,8 +21,10 @@ static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via
 		if (p.flags & EQ_PEER_USED)
 			continue;
 		/* A reused slot starts from zero. */
-		if (eq_peer_stats_clear(m->peer_stats, i))
-			return -errno;
+		int err = eq_peer_stats_clear(m->peer_stats, i);
+
+		if (err)
+			return err;
 		memset(&p, 0, sizeof(p));
 		p.underlay = *via;
 		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6);
