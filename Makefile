@@ -16,7 +16,7 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
 	      libelf-dev zlib1g-dev pkg-config gcc make
 DEPS_RUN   := iproute2 ethtool
-DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq
+DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox
 DEPS_VM    := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST) $(DEPS_VM)
 
@@ -25,7 +25,7 @@ BPF_CFLAGS = -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -I/usr/include/$(MULTIARCH)
 CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
-	   -Iinclude -Iuser/common -I$(OUT)/skel -D_GNU_SOURCE
+	   -Iinclude -Iuser/common -Itests/fabric -I$(OUT)/skel -D_GNU_SOURCE
 PKG_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
@@ -40,13 +40,23 @@ UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUT)/tests/unit/%,$(UNIT_SRCS))
 BPFT_SRCS  := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS  := $(patsubst tests/bpf/%.c,$(OUT)/tests/bpf/%,$(BPFT_SRCS))
+# The test fabric (tests/fabric/): the software switch and the workload tool.
+# Everything but main() goes into a library so that unit tests link it.
+FAB_BPF	   := $(OUT)/fabric/xsk_redirect.bpf.o
+FAB_SKEL   := $(OUT)/skel/xsk_redirect.skel.h
+FSW_SRCS   := $(filter-out %/main.c %.bpf.c,$(wildcard tests/fabric/switch/*.c))
+FSW_LIB	   := $(OUT)/libfabric.a
+LOAD_SRCS  := $(filter-out %/main.c,$(wildcard tests/fabric/load/*.c))
+LOAD_LIB   := $(OUT)/libeqload.a
+FABRIC_BINS := $(OUT)/fabric/eqswitch $(OUT)/fabric/eqload
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
 .SECONDARY:
-.PHONY: all deps test test-unit test-bpf test-netns vmtest bench demo clean
+.PHONY: all deps test test-unit test-bpf test-netns test-fabric vmtest bench demo \
+	experiments clean
 
-all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS)
+all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS)
 
 deps: $(OUT)/.deps
 $(OUT)/.deps: Makefile
@@ -71,7 +81,7 @@ $(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(SKELS) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h tests/bpf/*.h tests/unit/*.h) | $(OUT)/.deps
+$(OUT)/%.o: %.c $(SKELS) $(FAB_SKEL) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h tests/bpf/*.h tests/unit/*.h tests/fabric/*/*.h) | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -81,8 +91,30 @@ $(LIB): $(LIB_OBJS)
 $(OUT)/edgeq: $(EDGEQ_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
+$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB) $(FSW_LIB) $(LOAD_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS) -lm
+
+$(FAB_BPF): tests/fabric/switch/xsk_redirect.bpf.c | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(FAB_SKEL): $(FAB_BPF)
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name xsk_redirect > $@.tmp && mv $@.tmp $@
+
+$(FSW_LIB): $(patsubst %.c,$(OUT)/%.o,$(FSW_SRCS))
+	$(AR) rcs $@ $^
+
+$(LOAD_LIB): $(patsubst %.c,$(OUT)/%.o,$(LOAD_SRCS))
+	$(AR) rcs $@ $^
+
+$(OUT)/fabric/eqswitch: $(OUT)/tests/fabric/switch/main.o $(FSW_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(OUT)/fabric/eqload: $(OUT)/tests/fabric/load/main.o $(LOAD_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ -lm
 
 $(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
@@ -110,6 +142,14 @@ test-bpf: $(BPFT_BINS)
 
 test-netns: $(OUT)/edgeq
 	@tests/run.sh netns
+
+# The fabric's own accuracy: rate, queueing delay, marks, trims, order.
+test-fabric: $(FABRIC_BINS)
+	@tests/run.sh fabric
+
+# Every scenario of tests/scenarios/, results into docs/results/.
+experiments: all
+	@tests/scenarios/run.sh $(SCENARIOS)
 
 # The BPF, netns and VM-only suites in a VM on Debian's stock kernel.
 vmtest: all
