@@ -159,6 +159,7 @@ fab_link() {	# NAME A B down|up|rate R|loss PCT
 			local sw=$a; [ "$h" = "$a" ] && sw=$b
 			fab_ctl "$name" port "$sw-$h" "$what" "$val" || return 1
 			if [ "$what" = rate ]; then
+				fab_ctl "$name" port "$h-$sw" rate "$val" || return 1
 				rate=$(numfmt --from=si "${val%bit}" 2>/dev/null) || { fab_log "rate '$val'?"; return 1; }
 				fab_shape "$name-$h" "$rate"
 			else

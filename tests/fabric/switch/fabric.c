@@ -263,8 +263,6 @@ static int port_setting(struct port *p, const char *key, const char *val, char *
 	uint32_t v;
 
 	if (!strcmp(key, "rate")) {
-		if (!c.rate_bps)
-			return REPLY("%s is a host's uplink: its rate is the host's qdisc (fabric.sh link)", p->name);
 		if (parse_rate(val, &v64))
 			return REPLY("rate '%s': e.g. 500mbit", val);
 		c.rate_bps = v64;

@@ -8,7 +8,9 @@
  * callback, and tests/unit/test_fabric_fabric.c runs it with a mocked
  * clock and no sockets.
  *
- * Host links are veths (see xsk_port.c); links between switches exist only
+ * Host links are veths (see xsk_port.c), modelled in here as a port each
+ * way: host->switch serialises at the link rate again (see topo.c), then
+ * propagates.  Links between switches exist only
  * in here, as two ports, because a veth hop would cost a copy-mode AF_XDP
  * receive and send per packet per hop on a machine with two cores.
  */

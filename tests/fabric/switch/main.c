@@ -202,6 +202,34 @@ static void on_sample(void *ctx, int port, uint64_t t, const struct port *p)
 	telemetry_sample(&r->tm, port, t, p);
 }
 
+/* hosts.tsv: the AF_XDP side of each host link (frames the switch could
+ * not hand to the kernel are counted here, not lost silently). */
+static int write_hosts(struct sw_run *r)
+{
+	char path[300], tmp[310];
+	FILE *o;
+
+	snprintf(path, sizeof(path), "%s/hosts.tsv", r->tm.dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	o = fopen(tmp, "w");
+	if (!o)
+		return -1;
+	fprintf(o, "#host\trx_pkts\ttx_pkts\ttx_drop\n");
+	for (int h = 0; h < r->t.nhosts; h++)
+		fprintf(o, "%s\t%llu\t%llu\t%llu\n", r->t.hosts[h].name,
+			(unsigned long long)r->xp[h].rx_pkts, (unsigned long long)r->xp[h].tx_pkts,
+			(unsigned long long)r->xp[h].tx_drop);
+	if (fclose(o))
+		return -1;
+	return rename(tmp, path);
+}
+
+static int write_all(struct sw_run *r)
+{
+	fabric_run(&r->fab, r->now);
+	return telemetry_write(&r->tm, &r->fab, r->now) || write_hosts(r) ? -1 : 0;
+}
+
 static int ctl_path(char *buf, size_t n, const char *dir)
 {
 	return snprintf(buf, n, "%s/ctl.sock", dir) >= (int)n ? -1 : 0;
@@ -244,8 +272,7 @@ static void ctl_serve(struct sw_run *r)
 	cmd[strcspn(cmd, "\r\n")] = 0;
 	r->now = now_ns();
 	if (!strcmp(cmd, "stats")) {
-		fabric_run(&r->fab, r->now);
-		if (telemetry_write(&r->tm, &r->fab, r->now))
+		if (write_all(r))
 			snprintf(out, sizeof(out), "error writing %s/ports.tsv: %s", r->tm.dir, strerror(errno));
 		else
 			snprintf(out, sizeof(out), "ok %s/ports.tsv", r->tm.dir);
@@ -254,8 +281,11 @@ static void ctl_serve(struct sw_run *r)
 		snprintf(out, sizeof(out), "ok");
 	} else {
 		fabric_cmd(&r->fab, cmd, out, sizeof(out), r->now);
-		if (!strcmp(cmd, "reset"))
+		if (!strcmp(cmd, "reset")) {
 			telemetry_truncate(&r->tm);
+			for (int h = 0; h < r->t.nhosts; h++)
+				r->xp[h].rx_pkts = r->xp[h].tx_pkts = r->xp[h].tx_drop = 0;
+		}
 	}
 	strcat(out, "\n");
 	if (send(c, out, strlen(out), MSG_NOSIGNAL) < 0)
@@ -388,8 +418,7 @@ static int cmd_run(int argc, char **argv)
 		r.t.nsw, r.t.nhosts, r.t.nports, o.spin ? "spin" : "poll", o.dir);
 	ret = run_loop(&r, o.spin) ? 1 : 0;
 	r.now = now_ns();
-	fabric_run(&r.fab, r.now);
-	if (telemetry_write(&r.tm, &r.fab, r.now))
+	if (write_all(&r))
 		fprintf(stderr, "eqswitch: writing telemetry to %s: %s\n", o.dir, strerror(errno));
 out:
 	if (r.lfd >= 0) {

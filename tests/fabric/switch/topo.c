@@ -243,7 +243,15 @@ int topo_expand(struct topo *t, char *err, size_t errlen)
 		.rate_bps = p->rate, .delay_ns = p->delay_ns, .buffer = p->buffer,
 		.prio_buffer = p->prio_buffer, .ecn_k = p->ecn_k, .trim = p->trim,
 	};
-	struct port_cfg core = sw, uplink = { .delay_ns = p->delay_ns };
+	/* The host side of a host link: the host's qdisc (tbf, fabric.sh)
+	 * paces it, and the switch serialises it again at the same rate,
+	 * because the switch takes frames off its sockets in batches: without
+	 * this a batch would reach the egress queue as one instantaneous
+	 * burst.  Its buffer stands for the host NIC's ring: deep, no AQM. */
+	struct port_cfg core = sw, uplink = {
+		.rate_bps = p->rate, .delay_ns = p->delay_ns, .buffer = 4000000,
+		.prio_buffer = 1000000, .ecn_k = PORT_OFF, .trim = PORT_OFF,
+	};
 
 	if (p->core_rate)
 		core.rate_bps = p->core_rate;

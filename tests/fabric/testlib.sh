@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Helpers for the fabric's own tests (tests/fabric/test_*.sh) and for the
+# scenarios: a fabric with a unique name torn down on every exit path,
+# background workload processes, and readers for the switch's files and
+# eqload's summaries.  Source tests/lib/tap.sh first when writing TAP.
+
+. "$(dirname "${BASH_SOURCE[0]}")/fabric.sh"
+EQLOAD=${EQLOAD:-$FABRIC_ROOT/build/fabric/eqload}
+FT_NAME=ft$(printf '%x%03x' $$ $((RANDOM % 4096)))
+FT_TMP=
+FT_PIDS=()
+
+ft_down() {
+	local p
+	for p in "${FT_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${FT_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	FT_PIDS=()
+	fab_down "$FT_NAME"
+	if [ -n "$FT_TMP" ]; then
+		if [ -n "${FT_KEEP:-}" ]; then echo "# kept $FT_TMP"; else rm -rf "$FT_TMP"; fi
+	fi
+	FT_TMP=
+}
+
+# ft_up TOPO [--set KEY=VALUE]...: the fabric, named $FT_NAME.
+ft_up() {
+	trap ft_down EXIT
+	trap 'ft_down; exit 130' INT TERM
+	[ -n "$FT_TMP" ] || FT_TMP=$(mktemp -d /tmp/edgeq-fabric.XXXXXX)
+	fab_up "$@" "$FT_NAME" 2>&1 | sed 's/^/# /'
+	[ -S "$(fab_dir "$FT_NAME")/ctl.sock" ]
+}
+
+# Topologies by name: tests/fabric/topos/NAME.topo.
+ft_topo() { echo "$FABRIC_ROOT/tests/fabric/topos/$1.topo"; }
+
+# ft_bg HOST CMD...: a background process on a host (its pid is $!).
+ft_bg() {
+	local h=$1; shift
+	nsenter --net="/run/netns/$FT_NAME-$h" "$@" &
+	FT_PIDS+=($!)
+}
+
+ft_wait() {	# waits for every background process
+	local p rc=0
+	for p in "${FT_PIDS[@]}"; do wait "$p" || rc=1; done
+	FT_PIDS=()
+	return $rc
+}
+
+ft_on() { local h=$1; shift; fab_exec "$FT_NAME" "$h" "$@"; }
+ft_ip() { fab_host_ip "$FT_NAME" "$@"; }
+ft_ctl() { fab_ctl "$FT_NAME" "$@" >/dev/null; }
+
+# Monotonic clock in ns, the clock of eqload and the switch.
+ft_now() { awk '{ printf "%d\n", $1 * 1e9 }' /proc/uptime 2>/dev/null; }
+
+# ft_port PORT COLUMN: a figure of ports.tsv (after ft_stats).
+ft_stats() { fab_stats "$FT_NAME"; }
+ft_port() {
+	awk -F'\t' -v p="$1" -v c="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == p { print $(col[c]); found = 1 }
+		END { if (!found) exit 1 }' "$(fab_dir "$FT_NAME")/ports.tsv"
+}
+
+# ft_sum FILE KEY: a key of eqload's "# summary k=v ..." line.
+ft_sum() {
+	awk -v k="$2" '/^# summary/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"
+}
+
+# ft_within A B PCT: |A - B| <= PCT% of B.
+ft_within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
