@@ -8,7 +8,7 @@
 # that exits non-zero without reporting a failure, or reports fewer results
 # than its plan, counts as one more failure: a crash is never a pass.
 #
-# usage: tests/run.sh [all|unit|bpf|netns|vm|vmonly]...
+# usage: tests/run.sh [all|unit|bpf|netns|fabric|vm|vmonly]...
 set -u
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-build}
@@ -68,6 +68,13 @@ layer_netns() {
 	for t in tests/netns/test_*.sh; do [ -f "$t" ] && run_one netns bash "$t"; done
 }
 
+# The fabric's own accuracy (tests/fabric/): rate, delay, thresholds, order.
+layer_fabric() {
+	need_root fabric || return 0
+	local t
+	for t in tests/fabric/test_*.sh; do [ -f "$t" ] && run_one fabric bash "$t"; done
+}
+
 # VM-only suites: run inside the guest (vmtests/guest-setup.sh sets EDGEQ_IN_VM).
 layer_vmonly() {
 	if [ -z "${EDGEQ_IN_VM:-}" ]; then
@@ -100,9 +107,9 @@ layer_vm() {
 layers=("$@"); [ ${#layers[@]} -eq 0 ] && layers=(all)
 for l in "${layers[@]}"; do
 	case "$l" in
-	all) layer_unit; layer_bpf; layer_netns; layer_vm ;;
-	unit|bpf|netns|vm|vmonly) "layer_$l" ;;
-	*) echo "run.sh: unknown layer '$l' (all, unit, bpf, netns, vm, vmonly)" >&2; exit 2 ;;
+	all) layer_unit; layer_bpf; layer_netns; layer_fabric; layer_vm ;;
+	unit|bpf|netns|fabric|vm|vmonly) "layer_$l" ;;
+	*) echo "run.sh: unknown layer '$l' (all, unit, bpf, netns, fabric, vm, vmonly)" >&2; exit 2 ;;
 	esac
 done
 

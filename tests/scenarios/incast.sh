@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# N -> 1 incast (EQDS §6, SIRD, BFC): N senders on one ToR each send S
+# bytes to one receiver, all starting at the same instant.  The receiver's
+# switch port is the bottleneck.  Per N and transport: the last completion
+# against the ideal (N x S on the wire at the line rate), slowest-to-
+# fastest completion, Jain's index of per-flow goodput, the bottleneck
+# queue (max, mean, p99, and its time series), drops and TCP
+# retransmissions.
+#
+# SC_N (default "4 8 16 32"), SC_SIZE (default 1m), SC_RATE (1gbit),
+# SC_SET (extra fabric settings, e.g. "trim=8p").
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/scenarios/lib.sh
+
+NS=${SC_N:-4 8 16 32}
+SIZE=${SC_SIZE:-1m}
+RATE=${SC_RATE:-1gbit}
+BYTES=$(numfmt --from=iec "${SIZE^^}")
+RATE_BPS=$(numfmt --from=si "${RATE%bit}")
+SETS=(); for s in ${SC_SET:-}; do SETS+=(--set "$s"); done
+TRANSPORTS=$(sc_transports)
+SC_STEPS=$(( $(wc -w <<<"$NS") * $(wc -w <<<"$TRANSPORTS") ))
+sc_init
+
+# wire bytes per payload byte for MSS 1448 in a 1514-byte frame
+ideal_ns() { awk -v n="$1" -v s="$BYTES" -v r="$RATE_BPS" 'BEGIN { printf "%d\n", n * s * 1514 / 1448 * 8 * 1e9 / r }'; }
+
+run_one() {	# N TRANSPORT
+	local n=$1 tr=$2 rx="h$1" raw="$FT_TMP/n$1-$2" t0 i
+	mkdir -p "$raw"
+	sc_progress "N=$n $tr"
+	sc_up star --set hosts=$((n + 1)) --set rate="$RATE" "${SETS[@]}"
+	ft_bg "$rx" "$EQLOAD" serve --port 5201
+	sleep 0.3
+	ft_ctl reset
+	t0=$(( $(sc_now) + 1500000000 ))	# time for N processes to be ready
+	for i in $(seq 0 $((n - 1))); do
+		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "$rx")" --port 5201 --bytes "$BYTES" \
+			--cc "$tr" --start-at "$t0" --out "$raw/h$i.tsv"
+	done
+	for i in $(seq 0 $((n - 1))); do wait "${FT_PIDS[$((i + 1))]}"; done
+	ft_stats
+	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"
+	sc_queue "tor0-$rx" "$raw/queue.tsv" "$t0"
+	for i in $(seq 0 $((n - 1))); do
+		echo "$(( $(ft_sum "$raw/h$i.tsv" end_ns) - t0 )) $(ft_sum "$raw/h$i.tsv" retrans)"
+	done >"$raw/fct"	# per flow: completion (ns after t0), retransmissions
+	local last fast jain ideal drops rtx
+	last=$(cut -d' ' -f1 "$raw/fct" | sc_max)
+	fast=$(cut -d' ' -f1 "$raw/fct" | sc_min)
+	jain=$(awk -v s="$BYTES" '{ print s * 8 / $1 }' "$raw/fct" | sc_jain)
+	ideal=$(ideal_ns "$n")
+	drops=$(ft_port "tor0-$rx" drop_full)
+	rtx=$(awk '{ s += $2 } END { print s + 0 }' "$raw/fct")
+	sc_md "| $n | $tr | $(sc_fmt "$last" 1e6 1) | $(sc_fmt "$ideal" 1e6 1) |" \
+		"$(awk -v a="$last" -v b="$ideal" 'BEGIN { printf "%.2f", a / b }') |" \
+		"$(awk -v a="$fast" -v b="$last" 'BEGIN { printf "%.2f", a / b }') | $jain |" \
+		"$(ft_port "tor0-$rx" occ_max_pkts) | $(sc_fmt "$(ft_port "tor0-$rx" occ_mean_pkts)" 1 1) |" \
+		"$(ft_port "tor0-$rx" occ_p99_pkts) | $drops | $rtx |"
+	sort -n "$raw/fct" | awk '{ printf "%d\t%.3f\n", NR, $1 / 1e6 }' >"$raw/fct_sorted"
+	# Kill the server now, so the next run starts clean.
+	ft_down
+}
+
+sc_md_begin "N→1 incast" "$(sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//')
+
+Fabric: one ToR, $RATE links, 10 µs per link each way, 200-packet buffers$(
+	[ ${#SETS[@]} -gt 0 ] && echo ", ${SC_SET}"); S = $SIZE per sender.
+Ideal = N × S in 1514-byte frames (1448 payload bytes each) at the line rate, so the best
+possible last/ideal is 1.00 plus the handshake and first RTT."
+sc_md ""
+sc_md "| N | transport | last done (ms) | ideal (ms) | last/ideal | fastest/slowest | Jain | queue max (pkts) | queue mean | queue p99 | drops | TCP retrans |"
+sc_md "|---|---|---|---|---|---|---|---|---|---|---|---|"
+for n in $NS; do
+	for tr in $TRANSPORTS; do run_one "$n" "$tr"; done
+done
+sc_md ""
+for n in $NS; do
+	q=() f=()
+	for tr in $TRANSPORTS; do
+		q+=("$FT_TMP/n$n-$tr/queue.tsv:$tr")
+		f+=("$FT_TMP/n$n-$tr/fct_sorted:$tr")
+	done
+	sc_plot "$SC_PNG/queue-n$n.png" "incast N=$n: bottleneck queue" "ms from start" "packets" \
+		"steps" "${q[@]}"
+	sc_plot "$SC_PNG/fct-n$n.png" "incast N=$n: completion of each flow" "flow (sorted)" "ms" \
+		"linespoints" "${f[@]}"
+	sc_md "![queue N=$n]($SC_NAME/queue-n$n.png) ![completions N=$n]($SC_NAME/fct-n$n.png)"
+	sc_md ""
+done
+sc_md_end
