@@ -64,7 +64,7 @@ for p in $(seq 41000 41015); do
 done
 ft_stats
 a=$(ft_port leaf0-spine0 tx_pkts) b=$(ft_port leaf0-spine1 tx_pkts)
-check "ECMP: 16 flows use both spines ($a / $b)" [ "$a" -gt 0 ] && [ "$b" -gt 0 ]
+check "ECMP: 16 flows use both spines ($a / $b)" [ "$a" -gt 0 -a "$b" -gt 0 ]
 # Which spine does our flow take?
 ft_ctl reset
 ft_on h0 "$EQLOAD" udp-send --dst "$(ft_ip h2)" --port 5202 --sport 40000 --size 200 --burst 50 \
@@ -75,7 +75,7 @@ ft_ctl reset
 ft_bg h2 "$EQLOAD" udp-recv --port 5202 --duration 4 --idle-exit 2 --rows --out "$FT_TMP/o3"
 sleep 0.3
 ft_bg h0 "$EQLOAD" udp-send --dst "$(ft_ip h2)" --port 5202 --sport 40000 --size 1200 \
-	--rate 100mbit --duration 2 --out /dev/null
+	--rate 100m --duration 2 --out /dev/null
 sleep 0.7
 ft_ctl link leaf0 spine$s down
 sleep 0.6
@@ -88,7 +88,7 @@ moved=$(ft_port leaf0-spine$o tx_pkts)
 echo "# failure of leaf0-spine$s: $lost lost at the receiver, $down dropped on the dead link, $moved via spine$o"
 check "failure: the flow moved to spine$o" [ "$moved" -gt 100 ]
 check "failure: losses bounded by the reroute delay (lost $lost <= 2 x 20 ms at 100 Mbit/s)" \
-	[ "$lost" -gt 0 ] && [ "$lost" -le 420 ]
+	[ "$lost" -gt 0 -a "$lost" -le 420 ]
 check "failure: the switch counted the losses on the dead link" [ "$down" -gt 0 ]
 check "failure: traffic arrived after the failure" \
 	awk '!/^#/ { n++ } END { exit !(n > 15000) }' "$FT_TMP/o3"

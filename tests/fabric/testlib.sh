@@ -28,7 +28,7 @@ ft_up() {
 	trap ft_down EXIT
 	trap 'ft_down; exit 130' INT TERM
 	[ -n "$FT_TMP" ] || FT_TMP=$(mktemp -d /tmp/edgeq-fabric.XXXXXX)
-	fab_up "$@" "$FT_NAME" 2>&1 | sed 's/^/# /'
+	fab_up "$1" "$FT_NAME" "${@:2}" 2>&1 | sed 's/^/# /'
 	[ -S "$(fab_dir "$FT_NAME")/ctl.sock" ]
 }
 

@@ -127,19 +127,32 @@ drop:
 	pool_put(&f->pool, k);
 }
 
-void fabric_from_host(struct fabric *f, int h, const uint8_t *frame, uint32_t len, uint64_t now)
+struct pkt *fabric_take(struct fabric *f, const uint8_t *frame, uint32_t len)
 {
 	struct pkt *k;
 
 	if (len > FRAME_MAX || !(k = pool_get(&f->pool))) {
 		f->drop_no_buf++;
-		return;
+		return NULL;
 	}
 	memcpy(k->data, frame, len);
 	k->len = len;
 	k->cls = FC_OTHER;
-	if (pv_dropped(port_enqueue(&f->ports[f->t->hosts[h].up_port], k, now)))
+	return k;
+}
+
+void fabric_inject(struct fabric *f, int h, struct pkt *k, uint64_t t)
+{
+	if (pv_dropped(port_enqueue(&f->ports[f->t->hosts[h].up_port], k, t)))
 		pool_put(&f->pool, k);
+}
+
+void fabric_from_host(struct fabric *f, int h, const uint8_t *frame, uint32_t len, uint64_t now)
+{
+	struct pkt *k = fabric_take(f, frame, len);
+
+	if (k)
+		fabric_inject(f, h, k, now);
 }
 
 static void apply_routes(struct fabric *f, uint64_t now)

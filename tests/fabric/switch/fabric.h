@@ -54,6 +54,11 @@ int fabric_init(struct fabric *f, struct topo *t, uint64_t now);
 void fabric_fini(struct fabric *f);
 /* A frame sent by host h entered the fabric at time now. */
 void fabric_from_host(struct fabric *f, int h, const uint8_t *frame, uint32_t len, uint64_t now);
+/* The same in two steps, so that frames read from several hosts can be
+ * put in arrival order before they enter: copy into the pool (NULL and
+ * counted when it is full), then enter at time t. */
+struct pkt *fabric_take(struct fabric *f, const uint8_t *frame, uint32_t len);
+void fabric_inject(struct fabric *f, int h, struct pkt *k, uint64_t t);
 /* Runs every port and every hop up to now. */
 void fabric_run(struct fabric *f, uint64_t now);
 uint64_t fabric_next_event(const struct fabric *f);

@@ -28,7 +28,9 @@
 #include "switch/telemetry.h"
 #include "switch/xsk_port.h"
 
-#define RX_BUDGET 64
+/* Every frame waiting in a ring is read before time moves on: frames left
+ * behind would enter later than they arrived. */
+#define RX_BUDGET 1024
 
 static volatile sig_atomic_t stop;
 
@@ -171,21 +173,53 @@ static int cmd_plan(int argc, char **argv)
 
 /* ---- run ------------------------------------------------------------------- */
 
+struct staged;
+
 struct sw_run {
 	struct topo t;
 	struct fabric fab;
 	struct telemetry tm;
 	struct xsk_port xp[TOPO_MAX_HOSTS];
 	int cur_host;
+	int nstaged;
+	uint64_t stalls, stall_max_ns;	/* loop stalls over STALL_NS, the longest */
+	struct staged *stage;		/* RX_BUDGET per host */
 	uint64_t now;
 	int lfd;
 };
 
-static void on_rx(void *ctx, const uint8_t *frame, uint32_t len)
+/* Frames read in one round, from every host, before they enter the
+ * fabric in the order they arrived. */
+struct staged {
+	uint64_t t;
+	int host;
+	struct pkt *k;
+};
+
+static void on_rx(void *ctx, const uint8_t *frame, uint32_t len, uint64_t t)
 {
 	struct sw_run *r = ctx;
+	struct pkt *k = fabric_take(&r->fab, frame, len);
 
-	fabric_from_host(&r->fab, r->cur_host, frame, len, r->now);
+	if (k)
+		r->stage[r->nstaged++] = (struct staged){ .t = t, .host = r->cur_host, .k = k };
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct staged *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void inject_staged(struct sw_run *r)
+{
+	qsort(r->stage, (size_t)r->nstaged, sizeof(r->stage[0]), by_time);
+	for (int i = 0; i < r->nstaged; i++) {
+		fabric_run(&r->fab, r->stage[i].t);
+		fabric_inject(&r->fab, r->stage[i].host, r->stage[i].k, r->stage[i].t);
+	}
+	r->nstaged = 0;
 }
 
 static void on_deliver(void *ctx, int host, struct pkt *k, uint64_t t)
@@ -214,11 +248,13 @@ static int write_hosts(struct sw_run *r)
 	o = fopen(tmp, "w");
 	if (!o)
 		return -1;
-	fprintf(o, "#host\trx_pkts\ttx_pkts\ttx_drop\n");
+	fprintf(o, "# loop_stalls_over_500us=%llu loop_stall_max_ns=%llu\n",
+		(unsigned long long)r->stalls, (unsigned long long)r->stall_max_ns);
+	fprintf(o, "#host\trx_pkts\ttx_pkts\ttx_drop\trx_unstamped\n");
 	for (int h = 0; h < r->t.nhosts; h++)
-		fprintf(o, "%s\t%llu\t%llu\t%llu\n", r->t.hosts[h].name,
+		fprintf(o, "%s\t%llu\t%llu\t%llu\t%llu\n", r->t.hosts[h].name,
 			(unsigned long long)r->xp[h].rx_pkts, (unsigned long long)r->xp[h].tx_pkts,
-			(unsigned long long)r->xp[h].tx_drop);
+			(unsigned long long)r->xp[h].tx_drop, (unsigned long long)r->xp[h].rx_unstamped);
 	if (fclose(o))
 		return -1;
 	return rename(tmp, path);
@@ -283,8 +319,10 @@ static void ctl_serve(struct sw_run *r)
 		fabric_cmd(&r->fab, cmd, out, sizeof(out), r->now);
 		if (!strcmp(cmd, "reset")) {
 			telemetry_truncate(&r->tm);
+			r->stalls = r->stall_max_ns = 0;
 			for (int h = 0; h < r->t.nhosts; h++)
-				r->xp[h].rx_pkts = r->xp[h].tx_pkts = r->xp[h].tx_drop = 0;
+				r->xp[h].rx_pkts = r->xp[h].tx_pkts = r->xp[h].tx_drop =
+					r->xp[h].rx_unstamped = 0;
 		}
 	}
 	strcat(out, "\n");
@@ -302,13 +340,14 @@ static void ctl_serve(struct sw_run *r)
  * a core, as a switch would.  --spin never sleeps.
  */
 #define SPIN_NS		200000
+#define STALL_NS	500000
 #define CTL_EVERY_NS	1000000
 
 static int run_loop(struct sw_run *r, int spin)
 {
 	static struct pollfd pfd[TOPO_MAX_HOSTS + 1];
 	int n = r->t.nhosts;
-	uint64_t next_sample, next_ctl = 0;
+	uint64_t next_sample, next_ctl = 0, last_iter = 0;
 
 	for (int h = 0; h < n; h++)
 		pfd[h] = (struct pollfd){ .fd = xsk_port_fd(&r->xp[h]), .events = POLLIN };
@@ -348,10 +387,16 @@ static int run_loop(struct sw_run *r, int spin)
 			polled = 1;
 		}
 		r->now = now_ns();
+		/* A stall: the loop was busy but did not run (its CPU was taken). */
+		if (last_iter && r->now - last_iter > r->stall_max_ns)
+			r->stall_max_ns = r->now - last_iter;
+		if (last_iter && r->now - last_iter > STALL_NS)
+			r->stalls++;
 		for (int h = 0; h < n; h++) {
 			r->cur_host = h;
-			xsk_port_rx(&r->xp[h], RX_BUDGET, on_rx, r);
+			xsk_port_rx(&r->xp[h], RX_BUDGET, r->now, on_rx, r);
 		}
+		inject_staged(r);
 		fabric_run(&r->fab, r->now);
 		for (int h = 0; h < n; h++)
 			if (r->xp[h].tx_pending)
@@ -364,6 +409,7 @@ static int run_loop(struct sw_run *r, int spin)
 		}
 		if (polled && (pfd[n].revents & POLLIN))
 			ctl_serve(r);
+		last_iter = polled && !spin ? 0 : now_ns();
 	}
 	return 0;
 }
@@ -394,6 +440,11 @@ static int cmd_run(int argc, char **argv)
 	r.now = now_ns();
 	if (fabric_init(&r.fab, &r.t, r.now)) {
 		fprintf(stderr, "eqswitch: out of memory for %u packet slots\n", r.t.p.pool);
+		return 1;
+	}
+	r.stage = calloc((size_t)r.t.nhosts * RX_BUDGET, sizeof(*r.stage));
+	if (!r.stage) {
+		fprintf(stderr, "eqswitch: out of memory\n");
 		return 1;
 	}
 	r.fab.deliver = on_deliver;
@@ -433,6 +484,7 @@ out:
 			xsk_port_close(&r.xp[h]);
 	telemetry_close(&r.tm);
 	fabric_fini(&r.fab);
+	free(r.stage);
 	return ret;
 }
 

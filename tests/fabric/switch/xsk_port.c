@@ -144,8 +144,23 @@ int xsk_port_fd(const struct xsk_port *xp)
 	return xsk_socket__fd(xp->xsk);
 }
 
-unsigned int xsk_port_rx(struct xsk_port *xp, unsigned int budget,
-			 void (*cb)(void *ctx, const uint8_t *frame, uint32_t len), void *ctx)
+/* The stamp is trusted within a second of `now` (frames stamped after the
+ * loop read its clock are newer than `now`: that is fine). */
+static uint64_t arrival(struct xsk_port *xp, const uint8_t *data, uint64_t now)
+{
+	uint64_t t;
+
+	memcpy(&t, data - sizeof(t), sizeof(t));
+	if (t > now + 1000000000ULL || t + 1000000000ULL < now) {
+		xp->rx_unstamped++;
+		return now;
+	}
+	return t;
+}
+
+unsigned int xsk_port_rx(struct xsk_port *xp, unsigned int budget, uint64_t now,
+			 void (*cb)(void *ctx, const uint8_t *frame, uint32_t len, uint64_t t),
+			 void *ctx)
 {
 	uint32_t idx_rx = 0, idx_fill = 0;
 	unsigned int n = xsk_ring_cons__peek(&xp->rx, budget, &idx_rx);
@@ -155,7 +170,9 @@ unsigned int xsk_port_rx(struct xsk_port *xp, unsigned int budget,
 	for (unsigned int i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xp->rx, idx_rx + i);
 
-		cb(ctx, xsk_umem__get_data(xp->area, d->addr), d->len);
+		const uint8_t *data = xsk_umem__get_data(xp->area, d->addr);
+
+		cb(ctx, data, d->len, arrival(xp, data, now));
 	}
 	/* Give the same frames straight back to the kernel: we copied them. */
 	while (xsk_ring_prod__reserve(&xp->fill, n, &idx_fill) != n)

@@ -29,15 +29,19 @@ struct xsk_port {
 	uint32_t n_tx_free;
 	uint32_t tx_pending;		/* submitted, not yet kicked */
 	uint64_t rx_pkts, tx_pkts, tx_drop;	/* tx_drop: no free frame or ring full */
+	uint64_t rx_unstamped;		/* frames without a usable arrival time */
 };
 
 /* Opens the port NS/IFNAME; err gets what failed and what to do. */
 int xsk_port_open(struct xsk_port *xp, const char *ns, const char *ifname, char *err, size_t errlen);
 void xsk_port_close(struct xsk_port *xp);
 int xsk_port_fd(const struct xsk_port *xp);
-/* Calls cb for up to `budget` received frames; returns how many. */
-unsigned int xsk_port_rx(struct xsk_port *xp, unsigned int budget,
-			 void (*cb)(void *ctx, const uint8_t *frame, uint32_t len), void *ctx);
+/* Calls cb for up to `budget` received frames with their arrival time
+ * (stamped by the port's XDP program; `now` when a frame has no plausible
+ * stamp); returns how many. */
+unsigned int xsk_port_rx(struct xsk_port *xp, unsigned int budget, uint64_t now,
+			 void (*cb)(void *ctx, const uint8_t *frame, uint32_t len, uint64_t t),
+			 void *ctx);
 /* Queues one frame for sending (copied); xsk_port_flush sends. */
 int xsk_port_tx(struct xsk_port *xp, const uint8_t *frame, uint32_t len);
 void xsk_port_flush(struct xsk_port *xp);
