@@ -54,7 +54,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
 .SECONDARY:
 .PHONY: all deps test test-unit test-bpf test-netns test-fabric vmtest bench demo \
-	experiments clean
+	demo-tunnel experiments clean
 
 all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS)
 
@@ -158,8 +158,13 @@ vmtest: all
 bench: all
 	@bench/run.sh
 
-demo: $(OUT)/edgeq
+# README's first command: an incast on the test fabric, plain TCP against
+# edgeq, table and plots.
+demo: all
 	@tests/demo.sh
+
+demo-tunnel: $(OUT)/edgeq
+	@tests/demo_tunnel.sh
 
 clean:
 	rm -rf $(OUT)

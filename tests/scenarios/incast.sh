@@ -41,7 +41,7 @@ run_one() {	# N TRANSPORT
 		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "$rx")" --port 5201 --bytes "$BYTES" \
 			--cc "$tr" --start-at "$t0" --out "$raw/h$i.tsv"
 	done
-	for i in $(seq 0 $((n - 1))); do wait "${FT_PIDS[$((i + 1))]}"; done
+	sc_wait "${FT_PIDS[@]:1}"
 	ft_stats
 	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"
 	sc_queue "tor0-$rx" "$raw/queue.tsv" "$t0"
@@ -61,8 +61,8 @@ run_one() {	# N TRANSPORT
 		"$(ft_port "tor0-$rx" occ_max_pkts) | $(sc_fmt "$(ft_port "tor0-$rx" occ_mean_pkts)" 1 1) |" \
 		"$(ft_port "tor0-$rx" occ_p99_pkts) | $drops | $rtx |"
 	sort -n "$raw/fct" | awk '{ printf "%d\t%.3f\n", NR, $1 / 1e6 }' >"$raw/fct_sorted"
-	# Kill the server now, so the next run starts clean.
-	ft_down
+	# Kill the server now, so the next run starts clean (raw data stays).
+	sc_down
 }
 
 sc_md_begin "N→1 incast" "$(sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//')

@@ -138,6 +138,7 @@ struct pkt *fabric_take(struct fabric *f, const uint8_t *frame, uint32_t len)
 	memcpy(k->data, frame, len);
 	k->len = len;
 	k->cls = FC_OTHER;
+	memset(&k->fi, 0, sizeof(k->fi));	/* not the slot's previous packet's */
 	return k;
 }
 
@@ -164,7 +165,7 @@ static void apply_routes(struct fabric *f, uint64_t now)
 		}
 }
 
-void fabric_run(struct fabric *f, uint64_t now)
+static void run_once(struct fabric *f, uint64_t now)
 {
 	const struct topo *t = f->t;
 	int moved;
@@ -195,6 +196,17 @@ void fabric_run(struct fabric *f, uint64_t now)
 			}
 		}
 	} while (moved);
+}
+
+/* Events are taken in time order: a packet forwarded at its arrival time
+ * must find the next port as it was then, not as a later call left it. */
+void fabric_run(struct fabric *f, uint64_t now)
+{
+	uint64_t e;
+
+	while ((e = fabric_next_event(f)) < now)
+		run_once(f, e);
+	run_once(f, now);
 }
 
 uint64_t fabric_next_event(const struct fabric *f)
@@ -284,9 +296,10 @@ static int port_setting(struct port *p, const char *key, const char *val, char *
 			return REPLY("delay '%s': e.g. 20us, at most 100ms", val);
 		c.delay_ns = v64;
 	} else if (!strcmp(key, "loss")) {
-		double pct = strtod(val, NULL);
+		char *end;
+		double pct = strtod(val, &end);
 
-		if (pct < 0 || pct > 100)
+		if (end == val || *end || !(pct >= 0 && pct <= 100))
 			return REPLY("loss '%s': a percentage 0-100", val);
 		c.loss_ppm = (uint32_t)(pct * 10000 + 0.5);
 	} else if (!strcmp(key, "buffer") || !strcmp(key, "prio_buffer") ||
@@ -307,19 +320,29 @@ static int port_setting(struct port *p, const char *key, const char *val, char *
 static int cmd_port(struct fabric *f, char **av, int ac, char *out, size_t outlen, uint64_t now)
 {
 	int all = ac > 1 && !strcmp(av[1], "all"), i;
+	struct port scratch;
 
 	if (ac < 4 || ac % 2)
 		return REPLY("usage: port NAME|all KEY VALUE [KEY VALUE]...");
 	i = all ? -1 : topo_find_port(f->t, av[1]);
 	if (!all && i < 0)
 		return REPLY("no port '%s' (names are FROM-TO, e.g. tor0-h1)", av[1]);
+	/* All or nothing: every setting is checked on a scratch port first. */
+	for (int j = 0; j < f->t->nports; j++) {
+		if (all ? !is_switch_port(&f->t->ports[j]) : j != i)
+			continue;
+		scratch.cfg = f->ports[j].cfg;
+		snprintf(scratch.name, sizeof(scratch.name), "%s", f->ports[j].name);
+		for (int a = 2; a < ac; a += 2)
+			if (port_setting(&scratch, av[a], av[a + 1], out, outlen))
+				return -1;
+	}
 	for (int j = 0; j < f->t->nports; j++) {
 		if (all ? !is_switch_port(&f->t->ports[j]) : j != i)
 			continue;
 		port_run(&f->ports[j], now);
 		for (int a = 2; a < ac; a += 2)
-			if (port_setting(&f->ports[j], av[a], av[a + 1], out, outlen))
-				return -1;
+			port_setting(&f->ports[j], av[a], av[a + 1], out, outlen);
 	}
 	snprintf(out, outlen, "ok");
 	return 0;

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static int parse_units(const char *s, const struct unit *u, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	if (end == s || errno || !(v >= 0) || !isfinite(v))	/* NaN passes every range check */
 		return -1;
 	for (; u->sfx; u++)
 		if (!strcasecmp(end, u->sfx)) {
