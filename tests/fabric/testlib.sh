@@ -54,7 +54,7 @@ ft_ip() { fab_host_ip "$FT_NAME" "$@"; }
 ft_ctl() { fab_ctl "$FT_NAME" "$@" >/dev/null; }
 
 # Monotonic clock in ns, the clock of eqload and the switch.
-ft_now() { awk '{ printf "%d\n", $1 * 1e9 }' /proc/uptime 2>/dev/null; }
+ft_now() { "$EQLOAD" now; }
 
 # ft_port PORT COLUMN: a figure of ports.tsv (after ft_stats).
 ft_stats() { fab_stats "$FT_NAME"; }
