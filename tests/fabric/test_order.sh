@@ -34,10 +34,11 @@ up --set buffer=30p
 ft_ctl port spine0-leaf1 rate 300mbit
 ft_ctl port spine1-leaf1 rate 300mbit
 ft_ctl reset
-stream 40000 500mbit 2 "$FT_TMP/o1"
+stream 40000 500m 2 "$FT_TMP/o1"
 ft_stats
 drops=$(( $(ft_port spine0-leaf1 drop_full) + $(ft_port spine1-leaf1 drop_full) ))
 echo "# $(ft_sum "$FT_TMP/o1" pkts) received, $drops dropped at the congested spine port"
+check "congested path: datagrams arrived ($(ft_sum "$FT_TMP/o1" pkts))" [ "$(ft_sum "$FT_TMP/o1" pkts)" -gt 10000 ]
 check "congested path: some drops (got $drops)" [ "$drops" -gt 0 ]
 check "congested path: reordered = 0" [ "$(ft_sum "$FT_TMP/o1" reordered)" = 0 ]
 check "congested path: duplicates = 0" [ "$(ft_sum "$FT_TMP/o1" dups)" = 0 ]
@@ -48,7 +49,7 @@ ft_down
 
 up --set multipath=spray
 ft_ctl reset
-stream 40000 200mbit 1 "$FT_TMP/o2"
+stream 40000 200m 1 "$FT_TMP/o2"
 ft_stats
 a=$(ft_port leaf0-spine0 tx_pkts) b=$(ft_port leaf0-spine1 tx_pkts)
 echo "# spray: spine0 $a, spine1 $b packets"
