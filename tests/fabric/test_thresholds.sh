@@ -5,9 +5,9 @@
 # receiving host (the ECN bits and lengths of what arrives), not from the
 # switch's own counters alone.
 #
-# The port to the receiver is slowed to 10 Mbit/s, so one 1514-byte frame
-# takes 1.21 ms to serialise, and a burst of 40 frames from a host on a
-# 1 Gbit/s link arrives within 0.5 ms: every frame of the burst finds the
+# The port to the receiver is slowed to 1 Mbit/s, so one 1514-byte frame
+# takes 12.1 ms to serialise, and a burst of 40 frames from a host on a
+# 1 Gbit/s link arrives within a few ms: every frame of the burst finds the
 # frames before it still queued (the first one in service), so frame k
 # finds exactly k x 1514 bytes.
 #  1. ECN, K = 10 frames: CE iff the occupancy found is > K, i.e. frames
@@ -30,7 +30,7 @@ if ! ft_up "$(ft_topo star)" --set hosts=2 --set ecn_k=$((10 * F)) --set trim=$(
 	--set buffer=$((100 * F)); then
 	not_ok "fabric up"; tap_done; exit 1
 fi
-ft_ctl port tor0-h1 rate 10mbit
+ft_ctl port tor0-h1 rate 1mbit
 DST=$(ft_ip h1)
 
 # burst TOS [--edgeq]: sends N frames back to back from h0 to h1 and
