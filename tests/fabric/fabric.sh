@@ -160,7 +160,7 @@ fab_link() {	# NAME A B down|up|rate R|loss PCT
 			fab_ctl "$name" port "$sw-$h" "$what" "$val" || return 1
 			if [ "$what" = rate ]; then
 				fab_ctl "$name" port "$h-$sw" rate "$val" || return 1
-				rate=$(numfmt --from=si "${val%bit}" 2>/dev/null) || { fab_log "rate '$val'?"; return 1; }
+				rate=$(numfmt --from=si "$(tr a-z A-Z <<<"${val%bit}")" 2>/dev/null) || { fab_log "rate '$val'?"; return 1; }
 				fab_shape "$name-$h" "$rate"
 			else
 				fab_log "loss on a host link applies to the switch-to-host direction"

@@ -19,14 +19,14 @@ NS=${SC_N:-4 8 16 32}
 SIZE=${SC_SIZE:-1m}
 RATE=${SC_RATE:-1gbit}
 BYTES=$(numfmt --from=iec "${SIZE^^}")
-RATE_BPS=$(numfmt --from=si "${RATE%bit}")
+RATE_BPS=$(numfmt --from=si "$(tr a-z A-Z <<<"${RATE%bit}")")
 SETS=(); for s in ${SC_SET:-}; do SETS+=(--set "$s"); done
 TRANSPORTS=$(sc_transports)
 SC_STEPS=$(( $(wc -w <<<"$NS") * $(wc -w <<<"$TRANSPORTS") ))
 sc_init
 
 # wire bytes per payload byte for MSS 1448 in a 1514-byte frame
-ideal_ns() { awk -v n="$1" -v s="$BYTES" -v r="$RATE_BPS" 'BEGIN { printf "%d\n", n * s * 1514 / 1448 * 8 * 1e9 / r }'; }
+ideal_ns() { awk -v n="$1" -v s="$BYTES" -v r="$RATE_BPS" 'BEGIN { printf "%.0f\n", n * s * 1514 / 1448 * 8 * 1e9 / r }'; }
 
 run_one() {	# N TRANSPORT
 	local n=$1 tr=$2 rx="h$1" raw="$FT_TMP/n$1-$2" t0 i
@@ -48,8 +48,9 @@ run_one() {	# N TRANSPORT
 	for i in $(seq 0 $((n - 1))); do
 		echo "$(( $(ft_sum "$raw/h$i.tsv" end_ns) - t0 )) $(ft_sum "$raw/h$i.tsv" retrans)"
 	done >"$raw/fct"	# per flow: completion (ns after t0), retransmissions
-	local last fast jain ideal drops rtx
+	local last fast jain ideal drops rtx q
 	last=$(cut -d' ' -f1 "$raw/fct" | sc_max)
+	read -r -a q < <(sc_qstats "tor0-$rx" "$t0" $((t0 + last)))
 	fast=$(cut -d' ' -f1 "$raw/fct" | sc_min)
 	jain=$(awk -v s="$BYTES" '{ print s * 8 / $1 }' "$raw/fct" | sc_jain)
 	ideal=$(ideal_ns "$n")
@@ -58,8 +59,7 @@ run_one() {	# N TRANSPORT
 	sc_md "| $n | $tr | $(sc_fmt "$last" 1e6 1) | $(sc_fmt "$ideal" 1e6 1) |" \
 		"$(awk -v a="$last" -v b="$ideal" 'BEGIN { printf "%.2f", a / b }') |" \
 		"$(awk -v a="$fast" -v b="$last" 'BEGIN { printf "%.2f", a / b }') | $jain |" \
-		"$(ft_port "tor0-$rx" occ_max_pkts) | $(sc_fmt "$(ft_port "tor0-$rx" occ_mean_pkts)" 1 1) |" \
-		"$(ft_port "tor0-$rx" occ_p99_pkts) | $drops | $rtx |"
+		"${q[0]} | ${q[1]} | ${q[2]} | $drops | $rtx |"
 	sort -n "$raw/fct" | awk '{ printf "%d\t%.3f\n", NR, $1 / 1e6 }' >"$raw/fct_sorted"
 	# Kill the server now, so the next run starts clean (raw data stays).
 	sc_down
