@@ -69,6 +69,24 @@ sc_queue() {	# PORT OUT T0
 	fi
 }
 
+# sc_qstats PORT T0 T1: "max mean p99" of PORT's data queue in packets
+# over [T0, T1] (ns), from the switch's series: one sample every `sample`
+# (100 us) while the queue is non-empty, so missing samples are zeros.
+# ports.tsv's figures cover everything since the last reset, setup and
+# idle time included; these cover the run.
+sc_qstats() {
+	local f
+	f=$(fab_dir "$FT_NAME")/queues/$1.tsv
+	[ -f "$f" ] || { echo "0 0 0"; return; }
+	awk -v a="$2" -v b="$3" -v dt=100000 '!/^#/ && $1 >= a && $1 <= b { print $3 }' "$f" | sort -n |
+		awk -v n="$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.0f", (b - a) / 100000 }')" '
+		{ v[NR] = $1; s += $1; if ($1 > m) m = $1 }
+		END { if (n < NR) n = NR; if (!n) { print "0 0 0"; exit }
+			r = int(0.99 * n + 0.999999); z = n - NR	# zeros first
+			p = (r <= z) ? 0 : v[r - z]
+			printf "%d %.1f %d\n", m, s / n, p }'
+}
+
 # ---- statistics (awk; every function reads numbers, one per line) ----
 
 # sc_pct P: the P-th percentile (nearest rank) of stdin.
@@ -119,4 +137,98 @@ sc_plot() {
 		set grid
 		plot $plots
 	GP
+}
+
+# ---- added for the scenarios ----
+
+# sc_down: ends the run's background processes and its fabric but keeps
+# $FT_TMP (ft_down deletes it, and the tables and plots made after the
+# last run read every run's raw data from there).
+sc_down() {
+	local p
+	for p in "${FT_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${FT_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	FT_PIDS=()
+	fab_down "$FT_NAME"
+}
+
+# sc_wait PID...: waits for those background processes (not the servers).
+sc_wait() { local p; for p in "$@"; do wait "$p"; done; }
+
+# sc_sleep_until NS: sleeps until CLOCK_MONOTONIC reaches NS.
+sc_sleep_until() {
+	local d
+	d=$(( $1 - $(sc_now) ))
+	[ "$d" -gt 0 ] && sleep "$(awk -v d="$d" 'BEGIN { printf "%.6f\n", d / 1e9 }')"
+	return 0
+}
+
+# sc_netstat HOST KEY: a TCP/IP counter of HOST's namespace, named as
+# nstat names it (TcpRetransSegs, TcpExtTCPOFOQueue, ...); 0 if absent.
+sc_netstat() {
+	ft_on "$1" cat /proc/net/snmp /proc/net/netstat | awk -v k="$2" '
+		{ p = $1; sub(/:$/, "", p) }
+		!(p in names) { names[p] = $0; next }
+		{ n = split(names[p], h); for (i = 2; i <= n; i++) if (p h[i] == k) v = $i; delete names[p] }
+		END { print v + 0 }'
+}
+
+# sc_cdf: numbers on stdin -> "value fraction" lines, an empirical CDF.
+sc_cdf() { sort -g | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) printf "%s\t%.6f\n", v[i], i / NR }'; }
+
+# sc_plot_ext SETTINGS OUT.png TITLE XLABEL YLABEL STYLE FILE:TITLE...:
+# sc_plot with gnuplot commands run before the plot (SETTINGS, lines
+# separated by ';': "set logscale x", a marked interval, ...).
+sc_plot_ext() {
+	local set=$1 out=$2 title=$3 xl=$4 yl=$5 style=$6; shift 6
+	local plots="" f
+	for f in "$@"; do
+		[ -s "${f%%:*}" ] || continue
+		plots="$plots${plots:+, }'${f%%:*}' using 1:2 with $style title '${f#*:}'"
+	done
+	[ -n "$plots" ] || return 0
+	gnuplot <<-GP 2>&1 | grep -v '^$' >&2
+		set terminal pngcairo size 900,450 noenhanced
+		set output '$out'
+		set title '$title'
+		set xlabel '$xl'
+		set ylabel '$yl'
+		set key outside right
+		set grid
+		$set
+		plot $plots
+	GP
+}
+
+# sc_ports FILE REGEX COLUMN: COLUMN of each port of a copy of ports.tsv
+# whose name matches REGEX, one a line (pipe into sc_max, sc_sum...).
+sc_ports() {
+	awk -F'\t' -v re="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 ~ re { print $(col[c]) }' "$1"
+}
+sc_sum() { awk '{ s += $1 } END { printf "%.15g\n", s }'; }
+
+# sc_ring_drops: frames the switch never saw, summed over the host links:
+# the veth's XDP redirect found the AF_XDP ring full because the switch
+# fell behind (ethtool -S rx_queue_N_drops on the switch side).  These
+# are not in ports.tsv; call before sc_down.
+sc_ring_drops() {
+	local ns ifc s=0
+	while read -r ns ifc; do
+		s=$((s + $(nsenter --net="/run/netns/$ns" ethtool -S "$ifc" 2>/dev/null |
+			awk '/rx_queue_[0-9]+_drops:/ { s += $2 } END { print s + 0 }')))
+	done < <(awk '$1 == "host" { print $8, $9 }' "$(fab_dir "$FT_NAME")/plan")
+	echo "$s"
+}
+
+# sc_qdisc_sampler HOST OUT: in the background, every 100 ms, the backlog
+# of HOST's own link queue, its qdisc (the NIC: a host's flows queue there
+# before the fabric sees them; the switch does not): "t_ns bytes packets"
+# lines.  sc_down ends it.
+sc_qdisc_sampler() {
+	ft_bg "$1" bash -c 'while :; do t=$("$0" now) || exit
+		tc -s -j qdisc show dev eth0 |
+			sed -n "s/.*\"backlog\":\([0-9]*\),\"qlen\":\([0-9]*\).*/$t \1 \2/p"
+		sleep 0.1; done' "$EQLOAD" >"$2"
 }
