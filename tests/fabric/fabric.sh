@@ -28,12 +28,15 @@ fab_log() { echo "fabric: $*" >&2; }
 
 # Host-side link shaping: the host's NIC sends at the link rate, and the
 # kernel qdisc pushes back on TCP (TSQ) the way a real NIC queue does.
-# burst: 10 frames, or 100 us at the rate when that is more.
+# burst: 10 frames, or 100 us at the rate when that is more; limit (the
+# NIC queue): 2 ms at the rate, at least 64 kB, so a slow link does not
+# hide 80 ms of queue in its host.
 fab_shape() {	# NS RATE_BPS
-	local burst=$(($2 / 8 / 10000))
+	local burst=$(($2 / 8 / 10000)) limit=$(($2 / 8 / 500))
 	[ "$burst" -lt 15140 ] && burst=15140
+	[ "$limit" -lt 65536 ] && limit=65536
 	ip -n "$1" link set eth0 up 2>/dev/null
-	tc -n "$1" qdisc replace dev eth0 root tbf rate "$2"bit burst "$burst" limit 1000000
+	tc -n "$1" qdisc replace dev eth0 root tbf rate "$2"bit burst "$burst" limit "$limit"
 }
 
 fab_down() {	# NAME

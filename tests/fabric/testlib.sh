@@ -11,11 +11,15 @@ FT_NAME=ft$(printf '%x%03x' $$ $((RANDOM % 4096)))
 FT_TMP=
 FT_PIDS=()
 
-ft_down() {
+ft_stop_bg() {	# ends the background processes
 	local p
 	for p in "${FT_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${FT_PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	FT_PIDS=()
+}
+
+ft_down() {
+	ft_stop_bg
 	fab_down "$FT_NAME"
 	if [ -n "$FT_TMP" ]; then
 		if [ -n "${FT_KEEP:-}" ]; then echo "# kept $FT_TMP"; else rm -rf "$FT_TMP"; fi

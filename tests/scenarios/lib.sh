@@ -70,21 +70,28 @@ sc_queue() {	# PORT OUT T0
 }
 
 # sc_qstats PORT T0 T1: "max mean p99" of PORT's data queue in packets
-# over [T0, T1] (ns), from the switch's series: one sample every `sample`
-# (100 us) while the queue is non-empty, so missing samples are zeros.
-# ports.tsv's figures cover everything since the last reset, setup and
-# idle time included; these cover the run.
+# over [T0, T1] (ns), from the switch's series, weighted by time: each
+# sample holds until the next (the switch writes one every `sample` while
+# the queue is non-empty, one when it empties, and none while its loop
+# was stalled); before the first sample the queue was empty.  ports.tsv's
+# figures cover everything since the last reset, setup and idle time
+# included; these cover the run.
 sc_qstats() {
 	local f
 	f=$(fab_dir "$FT_NAME")/queues/$1.tsv
 	[ -f "$f" ] || { echo "0 0 0"; return; }
-	awk -v a="$2" -v b="$3" -v dt=100000 '!/^#/ && $1 >= a && $1 <= b { print $3 }' "$f" | sort -n |
-		awk -v n="$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.0f", (b - a) / 100000 }')" '
-		{ v[NR] = $1; s += $1; if ($1 > m) m = $1 }
-		END { if (n < NR) n = NR; if (!n) { print "0 0 0"; exit }
-			r = int(0.99 * n + 0.999999); z = n - NR	# zeros first
-			p = (r <= z) ? 0 : v[r - z]
-			printf "%d %.1f %d\n", m, s / n, p }'
+	awk -v a="$2" -v b="$3" '
+		function hold(t) { if (t > a && pt >= 0) { s = (pt > a ? pt : a); w[pv] += t - s; area += pv * (t - s) } }
+		BEGIN { pt = -1 }
+		!/^#/ { t = $1; if (t > b) t = b; hold(t); if ($1 > b) { done = 1; exit }
+			if ($1 > a && pt >= 0 && pv > m) m = pv	# held into the window
+			pt = $1; pv = $3; if ($1 >= a && $3 > m) m = $3 }
+		END { if (!done) hold(b); if (pt >= 0 && pt < b && pv > m) m = pv; tot = b - a; if (tot <= 0) { print "0 0 0"; exit }
+			c = tot; for (v in w) c -= w[v]; acc = c	# time before the first sample: empty
+			p = 0; n = 0; for (v in w) vals[++n] = v + 0
+			for (i = 2; i <= n; i++) { x = vals[i]; for (j = i - 1; j >= 1 && vals[j] > x; j--) vals[j + 1] = vals[j]; vals[j + 1] = x }
+			for (i = 1; i <= n && acc < 0.99 * tot; i++) { acc += w[vals[i]]; p = vals[i] }
+			printf "%d %.1f %d\n", m, area / tot, p }' "$f"
 }
 
 # ---- statistics (awk; every function reads numbers, one per line) ----
@@ -118,26 +125,9 @@ sc_md_begin() {	# TITLE DESCRIPTION-FILE-OR-TEXT
 sc_md() { echo "$*" >>"$SC_MD.tmp"; }
 sc_md_end() { mv "$SC_MD.tmp" "$SC_MD"; echo "$SC_NAME: wrote $SC_MD" >&2; }
 
-# sc_plot OUT.png TITLE XLABEL YLABEL STYLE FILE:TITLE...: one line per file.
-sc_plot() {
-	local out=$1 title=$2 xl=$3 yl=$4 style=$5; shift 5
-	local plots="" f
-	for f in "$@"; do
-		[ -s "${f%%:*}" ] || continue
-		plots="$plots${plots:+, }'${f%%:*}' using 1:2 with $style title '${f#*:}'"
-	done
-	[ -n "$plots" ] || return 0
-	gnuplot <<-GP 2>&1 | grep -v '^$' >&2
-		set terminal pngcairo size 900,450 noenhanced
-		set output '$out'
-		set title '$title'
-		set xlabel '$xl'
-		set ylabel '$yl'
-		set key outside right
-		set grid
-		plot $plots
-	GP
-}
+# sc_plot OUT.png TITLE XLABEL YLABEL STYLE FILE:TITLE...: one line per file
+# (sc_plot_ext, below, takes gnuplot settings first).
+sc_plot() { sc_plot_ext "" "$@"; }
 
 # ---- added for the scenarios ----
 
@@ -145,10 +135,7 @@ sc_plot() {
 # $FT_TMP (ft_down deletes it, and the tables and plots made after the
 # last run read every run's raw data from there).
 sc_down() {
-	local p
-	for p in "${FT_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${FT_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	FT_PIDS=()
+	ft_stop_bg
 	fab_down "$FT_NAME"
 }
 

@@ -250,11 +250,12 @@ static int write_hosts(struct sw_run *r)
 		return -1;
 	fprintf(o, "# loop_stalls_over_500us=%llu loop_stall_max_ns=%llu\n",
 		(unsigned long long)r->stalls, (unsigned long long)r->stall_max_ns);
-	fprintf(o, "#host\trx_pkts\ttx_pkts\ttx_drop\trx_unstamped\n");
+	fprintf(o, "#host\trx_pkts\ttx_pkts\ttx_drop\trx_unstamped\trx_lost\n");
 	for (int h = 0; h < r->t.nhosts; h++)
-		fprintf(o, "%s\t%llu\t%llu\t%llu\t%llu\n", r->t.hosts[h].name,
+		fprintf(o, "%s\t%llu\t%llu\t%llu\t%llu\t%llu\n", r->t.hosts[h].name,
 			(unsigned long long)r->xp[h].rx_pkts, (unsigned long long)r->xp[h].tx_pkts,
-			(unsigned long long)r->xp[h].tx_drop, (unsigned long long)r->xp[h].rx_unstamped);
+			(unsigned long long)r->xp[h].tx_drop, (unsigned long long)r->xp[h].rx_unstamped,
+			(unsigned long long)(xsk_port_rx_lost(&r->xp[h]) - r->xp[h].rx_lost_base));
 	if (fclose(o))
 		return -1;
 	return rename(tmp, path);
@@ -320,9 +321,11 @@ static void ctl_serve(struct sw_run *r)
 		if (!strcmp(cmd, "reset")) {
 			telemetry_truncate(&r->tm);
 			r->stalls = r->stall_max_ns = 0;
-			for (int h = 0; h < r->t.nhosts; h++)
+			for (int h = 0; h < r->t.nhosts; h++) {
 				r->xp[h].rx_pkts = r->xp[h].tx_pkts = r->xp[h].tx_drop =
 					r->xp[h].rx_unstamped = 0;
+				r->xp[h].rx_lost_base = xsk_port_rx_lost(&r->xp[h]);
+			}
 		}
 	}
 	strcat(out, "\n");

@@ -11,15 +11,18 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <linux/if_link.h>
+#include <linux/if_xdp.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include "xsk_redirect.skel.h"
 #include "switch/xsk_port.h"
 
 #define FRAME_SIZE	2048
-#define NUM_FRAMES	2048
-#define RX_FRAMES	1024		/* frames [0, RX_FRAMES) circulate fill -> rx */
-#define RING		1024
+/* A deep receive ring: frames carry their arrival time, so reading them
+ * late costs nothing but memory, while a full ring loses them. */
+#define NUM_FRAMES	4096
+#define RX_FRAMES	2048		/* frames [0, RX_FRAMES) circulate fill -> rx */
+#define RING		2048
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto out; } while (0)
 
@@ -137,6 +140,18 @@ void xsk_port_close(struct xsk_port *xp)
 		xsk_redirect__destroy(xp->skel);
 	free(xp->tx_free);
 	memset(xp, 0, sizeof(*xp));
+}
+
+/* Frames the kernel could not give us (ring full, no fill frame):
+ * XDP_STATISTICS of the socket. */
+uint64_t xsk_port_rx_lost(const struct xsk_port *xp)
+{
+	struct xdp_statistics st;
+	socklen_t len = sizeof(st);
+
+	if (getsockopt(xsk_socket__fd(xp->xsk), SOL_XDP, XDP_STATISTICS, &st, &len))
+		return 0;
+	return st.rx_dropped + st.rx_ring_full + st.rx_fill_ring_empty_descs;
 }
 
 int xsk_port_fd(const struct xsk_port *xp)

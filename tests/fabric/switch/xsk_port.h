@@ -30,12 +30,14 @@ struct xsk_port {
 	uint32_t tx_pending;		/* submitted, not yet kicked */
 	uint64_t rx_pkts, tx_pkts, tx_drop;	/* tx_drop: no free frame or ring full */
 	uint64_t rx_unstamped;		/* frames without a usable arrival time */
+	uint64_t rx_lost_base;		/* xsk_port_rx_lost() at the last reset */
 };
 
 /* Opens the port NS/IFNAME; err gets what failed and what to do. */
 int xsk_port_open(struct xsk_port *xp, const char *ns, const char *ifname, char *err, size_t errlen);
 void xsk_port_close(struct xsk_port *xp);
 int xsk_port_fd(const struct xsk_port *xp);
+uint64_t xsk_port_rx_lost(const struct xsk_port *xp);
 /* Calls cb for up to `budget` received frames with their arrival time
  * (stamped by the port's XDP program; `now` when a frame has no plausible
  * stamp); returns how many. */
