@@ -33,15 +33,8 @@ run_one() {	# TRANSPORT
 	mkdir -p "$raw"
 	sc_progress "$tr"
 	sc_up leafspine --set spines=4 --set rate="$RATE" --set core_rate="$RATE" "${SETS[@]}"
-	for i in $(seq 0 $((NH - 1))); do ft_bg "h$i" "$EQLOAD" serve --port 5201 2>>"$raw/serve.log"; done
-	sleep 0.3
-	ft_ctl reset
-	t0=$(( $(sc_now) + 1000000000 ))
-	for i in $(seq 0 $((NH - 1))); do
-		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$(( (i + 4) % NH ))")" --port 5201 \
-			--duration "$SECS" --interval 100 --cc "$tr" --start-at "$t0" --out "$raw/h$i.tsv"
-		pids+=($!)
-	done
+	sc_permutation "$raw" "$tr" "$SECS" --interval 100
+	t0=$SC_T0 pids=("${SC_PIDS[@]}")
 	tf=$((t0 + SECS * 1000000000 / 3)); tr_=$((t0 + 2 * SECS * 1000000000 / 3))
 	sc_sleep_until "$tf"; ft_ctl link leaf0 spine1 down
 	sc_sleep_until "$tr_"; ft_ctl link leaf0 spine1 up

@@ -219,3 +219,21 @@ sc_qdisc_sampler() {
 			sed -n "s/.*\"backlog\":\([0-9]*\),\"qlen\":\([0-9]*\).*/$t \1 \2/p"
 		sleep 0.1; done' "$EQLOAD" >"$2"
 }
+
+# sc_permutation RAW TRANSPORT SECS [bulk options]: on a fabric of NH
+# hosts (2 leaves), a server on every host and, after a reset of the
+# switch's statistics, host i sending bulk to host i + NH/2 mod NH for SECS
+# from SC_T0 (set here, 1 s ahead); the senders' pids are in SC_PIDS.
+sc_permutation() {
+	local raw=$1 tr=$2 secs=$3 i; shift 3
+	for i in $(seq 0 $((NH - 1))); do ft_bg "h$i" "$EQLOAD" serve --port 5201 2>>"$raw/serve.log"; done
+	sleep 0.3
+	ft_ctl reset
+	SC_T0=$(( $(sc_now) + 1000000000 ))
+	SC_PIDS=()
+	for i in $(seq 0 $((NH - 1))); do
+		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$(( (i + NH / 2) % NH ))")" --port 5201 \
+			--duration "$secs" --cc "$tr" --start-at "$SC_T0" --out "$raw/h$i.tsv" "$@"
+		SC_PIDS+=($!)
+	done
+}

@@ -35,15 +35,8 @@ run_one() {	# MULTIPATH TRANSPORT
 	sc_progress "$mp $tr"
 	sc_up leafspine --set spines=4 --set rate="$RATE" --set core_rate="$RATE" \
 		--set multipath="$mp" "${SETS[@]}"
-	for i in $(seq 0 $((NH - 1))); do ft_bg "h$i" "$EQLOAD" serve --port 5201 2>>"$raw/serve.log"; done
-	sleep 0.3
-	ft_ctl reset
-	t0=$(( $(sc_now) + 1000000000 ))
-	for i in $(seq 0 $((NH - 1))); do
-		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$(( (i + 4) % NH ))")" --port 5201 \
-			--duration "$SECS" --cc "$tr" --start-at "$t0" --out "$raw/h$i.tsv"
-		pids+=($!)
-	done
+	sc_permutation "$raw" "$tr" "$SECS"
+	t0=$SC_T0 pids=("${SC_PIDS[@]}")
 	sc_wait "${pids[@]}"
 	ft_stats
 	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"

@@ -24,15 +24,21 @@ int eql_out_open(struct eql_out *o, const char *path)
 	return 0;
 }
 
+/* One '#' line: a prefix, then the caller's format. */
+static void hash_line(struct eql_out *o, const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, o->f);
+	vfprintf(o->f, fmt, ap);
+	fputc('\n', o->f);
+}
+
 void eql_out_meta(struct eql_out *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("# ", o->f);
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	hash_line(o, "# ", fmt, ap);
 	va_end(ap);
-	fputc('\n', o->f);
 }
 
 void eql_out_columns(struct eql_out *o, const char *cols)
@@ -44,11 +50,9 @@ void eql_out_summary(struct eql_out *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("# summary ", o->f);
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	hash_line(o, "# summary ", fmt, ap);
 	va_end(ap);
-	fputc('\n', o->f);
 	fflush(o->f);
 }
 
