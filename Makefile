@@ -24,8 +24,10 @@ DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST) $(DEPS_VM)
 BPF_CFLAGS = -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -I/usr/include/$(MULTIARCH)
 CFLAGS	?= -O2 -g
-CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 \
-	   -Iinclude -Iuser/common -Itests/fabric -I$(OUT)/skel -D_GNU_SOURCE
+# -fno-strict-aliasing: the checksum helpers of include/edgeq/csum.h read
+# headers as 16-bit words, as the kernel (built the same way) does.
+CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 -fno-strict-aliasing \
+	   -Iinclude -Iuser/common -Iuser/core -Iuser/eqds -Iuser/agent -Itests/fabric -I$(OUT)/skel -D_GNU_SOURCE
 PKG_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
@@ -34,6 +36,12 @@ SKELS	   := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
 LIB_SRCS   := $(wildcard user/common/*.c)
 LIB_OBJS   := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 LIB	   := $(OUT)/libedgeq.a
+# The agent's control loops and their primitives: pure C (no I/O), so the
+# unit tests (and, later, a simulator) link the very code the agent runs.
+CORE_SRCS  := $(wildcard user/core/*.c user/eqds/*.c)
+CORE_LIB   := $(OUT)/libeqcore.a
+AGENT_SRCS := $(wildcard user/agent/*.c)
+AGENT_LIB  := $(OUT)/libagent.a
 EDGEQ_SRCS := $(wildcard loaders/*.c)
 EDGEQ_OBJS := $(patsubst %.c,$(OUT)/%.o,$(EDGEQ_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
@@ -56,7 +64,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 .PHONY: all deps test test-unit test-bpf test-netns test-fabric vmtest bench demo \
 	demo-tunnel experiments clean
 
-all: $(OUT)/edgeq $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS)
+all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS)
 
 deps: $(OUT)/.deps
 $(OUT)/.deps: Makefile
@@ -81,7 +89,7 @@ $(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(SKELS) $(FAB_SKEL) include/edgeq/*.h $(wildcard user/common/*.h loaders/*.h tests/bpf/*.h tests/unit/*.h tests/fabric/*/*.h) | $(OUT)/.deps
+$(OUT)/%.o: %.c $(SKELS) $(FAB_SKEL) include/edgeq/*.h $(wildcard user/common/*.h user/core/*.h user/eqds/*.h user/agent/*.h loaders/*.h tests/bpf/*.h tests/unit/*.h tests/fabric/*/*.h) | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -91,7 +99,16 @@ $(LIB): $(LIB_OBJS)
 $(OUT)/edgeq: $(EDGEQ_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(LIB) $(FSW_LIB) $(LOAD_LIB)
+$(CORE_LIB): $(patsubst %.c,$(OUT)/%.o,$(CORE_SRCS))
+	$(AR) rcs $@ $^
+
+$(AGENT_LIB): $(patsubst %.c,$(OUT)/%.o,$(filter-out %/main.c,$(AGENT_SRCS)))
+	$(AR) rcs $@ $^
+
+$(OUT)/edgeqd: $(OUT)/user/agent/main.o $(AGENT_LIB) $(CORE_LIB) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(AGENT_LIB) $(CORE_LIB) $(LIB) $(FSW_LIB) $(LOAD_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS) -lm
 
 $(FAB_BPF): tests/fabric/switch/xsk_redirect.bpf.c | $(OUT)/.deps
@@ -140,7 +157,7 @@ test-unit: $(UNIT_BINS)
 test-bpf: $(BPFT_BINS)
 	@tests/run.sh bpf
 
-test-netns: $(OUT)/edgeq
+test-netns: $(OUT)/edgeq $(OUT)/edgeqd
 	@tests/run.sh netns
 
 # The fabric's own accuracy: rate, queueing delay, marks, trims, order.

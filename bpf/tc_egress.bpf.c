@@ -87,7 +87,7 @@ static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *c
 	eq->path_id = bpf_htons(path);
 	eq->data.seq = bpf_htonl(seq);
 	eq->data.pull_target = 0;
-	eq->data.rsvd = 0;
+	eq->data.frame_len = 0;	/* the agent stamps it */
 }
 
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,

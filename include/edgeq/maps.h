@@ -20,7 +20,11 @@
 #define EQ_MAP_PEER_STATS	"eq_peer_stats"
 #define EQ_MAP_UNDERLAY		"eq_underlay"
 #define EQ_MAP_STATS		"eq_stats"
+#define EQ_MAP_XSKS		"eq_xsks"
+#define EQ_MAP_AGENT		"eq_agent"
+#define EQ_MAP_AGENT_PEERS	"eq_agent_peers"
 #define EQ_PIN_PROG_TC		"prog_tc_egress"
+#define EQ_PIN_PROG_AGENT	"prog_xdp_agent"
 #define EQ_PIN_PROG_XDP		"prog_xdp_ingress"
 
 /* An IPv4 or IPv6 address.  IPv4 is stored IPv4-mapped (::ffff:a.b.c.d),
@@ -106,6 +110,35 @@ enum eq_xdp_attach {
 #define EQ_CFG_CREATED_CLSACT	0x2	/* attach created the clsact qdisc */
 #define EQ_CFG_XDP_MULTIPROG	0x4	/* XDP went through libxdp's dispatcher */
 
+/* The control scheme that owns the tunnel's data. */
+enum eq_scheme {
+	EQ_SCHEME_NONE		= 0,	/* plain tunnel: TC encapsulates, XDP decapsulates */
+	EQ_SCHEME_EQDS		= 1,	/* edge queues in the agent, receiver-paced pulls */
+};
+
+/* What TC egress does with peer traffic when the agent is not alive
+ * (its heartbeat in eq_agent is older than agent_dead_ns). */
+enum eq_agent_down {
+	EQ_DOWN_TUNNEL		= 0,	/* encapsulate straight to the wire, no credit */
+	EQ_DOWN_PASS		= 1,	/* send unencapsulated, as if edgeq were not there */
+	EQ_DOWN_DROP		= 2,	/* drop, counted in eq_stats.tx_agent_down */
+};
+
+/* EQDS parameters (docs/config.md); the agent reads them from the pinned
+ * eq_config, so a restarted agent resumes with the same settings. */
+struct eq_eqds_config {
+	__u32	bdp_bytes;		/* 1 BDP: first-RTT burst and pull target cap */
+	__u32	rts;			/* 1: RTS mode, no unscheduled burst */
+	__u32	edge_limit;		/* per-destination edge queue, packets */
+	__u32	edge_ecn;		/* CE-mark ECT traffic above this many packets */
+	__u32	reorder_limit;		/* reorder queue per tunnel, packets */
+	__u32	policy;			/* enum: 0 fifo, 1 weighted */
+	__u64	reorder_ns;		/* give up on a gap after this long */
+	__u64	rto_ns;			/* retransmission timeout */
+	__u32	drr_quantum;		/* bytes per class per DRR round */
+	__u32	pad;
+};
+
 /* eq_config (array of one): what the programs need and what attach did. */
 struct eq_config {
 	struct eq_addr	local4;		/* this host's IPv4 underlay address (mapped) */
@@ -121,6 +154,50 @@ struct eq_config {
 	__u32	tc_handle;		/* our TC filter, for detach */
 	__u32	tc_priority;
 	__u64	netns_ino;		/* network namespace attached in */
+	__u32	scheme;			/* enum eq_scheme */
+	__u32	on_agent_down;		/* enum eq_agent_down */
+	__u64	agent_dead_ns;		/* heartbeat older than this: agent down */
+	__u32	agent_ifindex;		/* eqa<ifindex>: TC redirects agent traffic here */
+	__u32	agent_peer_ifindex;	/* eqb<ifindex>: the agent's end (XDP -> eq_xsks[1]) */
+	struct eq_eqds_config eqds;
+};
+
+/* eq_xsks (XSKMAP): the agent's AF_XDP sockets. */
+#define EQ_XSK_WIRE		0	/* on the attached interface, queue 0 */
+#define EQ_XSK_AGENT		1	/* on eqb<ifindex>, queue 0 */
+#define EQ_XSK_MAX		2
+
+/* eq_agent (array of one): written by the agent, read by TC/XDP and the
+ * `edgeq` command; the command fields are written by `edgeq flush`. */
+struct eq_agent {
+	__u64	heartbeat_ns;		/* CLOCK_MONOTONIC (= bpf_ktime_get_ns) */
+	__u32	pid;
+	__u32	flags;			/* EQ_AGENT_* */
+	__u64	started_ns;
+	__u32	flush_seq;		/* bumped by `edgeq flush` ... */
+	__u32	flush_peer;		/* ... for this peer slot, or ~0 for all */
+	__u32	flush_done;		/* the agent copies flush_seq here when done */
+	__u32	xsk_mode;		/* 1 copy, 2 zero-copy (the wire socket) */
+};
+
+#define EQ_AGENT_READY		0x1
+
+/* eq_agent_peers (array, same index as eq_peers): the agent's per-peer
+ * state for `bpftool map dump` and `edgeq status`. */
+struct eq_agent_peer {
+	__s64	credit;			/* bytes the sender may send now */
+	__u32	highest_pull;		/* highest pull number seen from the peer */
+	__u32	tx_state;		/* 0 closed, 1 SYN sent, 2 established */
+	__u32	tx_epoch;		/* first seq of the sending tunnel */
+	__u32	backlog_pkts;		/* edge queue + retransmissions waiting */
+	__u64	backlog_bytes;
+	__u64	inflight_bytes;
+	__u64	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
+	__u32	pull_no;		/* pulls this host sent to the peer */
+	__u32	pull_target;
+	__u32	rx_expected;
+	__u32	reorder_pkts;
+	__u64	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps, pulls_sent;
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */
@@ -146,7 +223,14 @@ struct eq_stats {
 	__u64	rx_drop_frag;		/* fragmented outer packet */
 	__u64	rx_drop_csum;		/* bad outer IPv4 header checksum */
 	__u64	rx_ctrl;		/* control packets (no agent yet: dropped) */
-	__u64	rx_trimmed;		/* trimmed DATA (no agent yet: dropped) */
+	__u64	rx_trimmed;		/* trimmed DATA (no agent: dropped) */
+	/* the agent path (scheme eqds) */
+	__u64	tx_to_agent;		/* encapsulated and handed to the agent */
+	__u64	tx_agent_down;		/* agent not alive: on_agent_down applied */
+	__u64	rx_to_agent;		/* edgeq packets handed to the agent */
+	__u64	rx_agent_err;		/* the redirect to the agent's socket failed */
+	__u64	agent_rx;		/* eqb: frames redirected to the agent */
+	__u64	agent_rx_err;		/* eqb: no agent socket to take them */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -19,7 +19,7 @@
  *   +--------+--------+--------+--------+
  *   | pull_target (DATA) / pull_no (ctl)|
  *   +--------+--------+--------+--------+
- *   |  aux: rsvd (DATA) / busy_ns (ctl) |
+ *   | frame_len (DATA) / busy_ns (ctl)  |
  *   +--------+--------+--------+--------+
  *   |  options (TLV), hdr_len*4 - 20 B  |  optional, 4-byte aligned
  *   +-----------------------------------+
@@ -85,7 +85,9 @@ struct eq_hdr {
 		struct {	/* EQ_T_DATA, EQ_T_TRIMMED, EQ_T_RTS */
 			__be32	seq;		/* per-tunnel packet number */
 			__be32	pull_target;	/* pull number the sender wants reached */
-			__be32	rsvd;		/* sent as 0, ignored on receipt */
+			__be32	frame_len;	/* frame length as sent, so that a trimmed
+						 * header still says how much credit its
+						 * retransmission needs; 0: not stated */
 		} data;
 		struct {	/* EQ_T_PULL, EQ_T_ACK, EQ_T_NACK, EQ_T_RST */
 			__be32	ack;		/* cumulative ack / NACKed seq */

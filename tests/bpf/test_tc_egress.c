@@ -165,7 +165,7 @@ static uint32_t check_encap(const struct fx *fx, int outer_family, uint8_t inner
 	assert_int_equal(eq->proto, inner_proto);
 	assert_int_equal(ntohs(eq->sender_id), pkt_host_a.node_id);
 	assert_int_equal(eq->data.pull_target, 0);
-	assert_int_equal(eq->data.rsvd, 0);
+	assert_int_equal(eq->data.frame_len, 0);
 	assert_memory_equal(o + PKT_ETH_LEN + over, inner, inner_len);
 	return ntohl(eq->data.seq);
 }

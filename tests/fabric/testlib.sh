@@ -20,6 +20,7 @@ ft_stop_bg() {	# ends the background processes
 
 ft_down() {
 	ft_stop_bg
+	ft_edgeq_down
 	fab_down "$FT_NAME"
 	if [ -n "$FT_TMP" ]; then
 		if [ -n "${FT_KEEP:-}" ]; then echo "# kept $FT_TMP"; else rm -rf "$FT_TMP"; fi
@@ -34,6 +35,40 @@ ft_up() {
 	[ -n "$FT_TMP" ] || FT_TMP=$(mktemp -d /tmp/edgeq-fabric.XXXXXX)
 	fab_up "$1" "$FT_NAME" "${@:2}" 2>&1 | sed 's/^/# /'
 	[ -S "$(fab_dir "$FT_NAME")/ctl.sock" ]
+}
+
+# ft_edgeq_up [KEY VALUE]...: edgeq attached to eth0 of every host, with
+# every other host as a peer (its /32 through its own address) and the
+# config directives given (e.g. "scheme eqds" "link_rate 1gbit").  Hosts
+# are detached again by ft_down, before their namespaces go.
+EDGEQ=${EDGEQ:-$FABRIC_ROOT/build/edgeq}
+FT_EDGEQ_HOSTS=()
+ft_edgeq_up() {
+	local h ip4 ip6 o p cfg
+	while read -r h ip4 ip6; do
+		cfg=$FT_TMP/edgeq-$h.conf
+		{
+			echo "local $ip4"
+			[ $# -eq 0 ] || printf '%s %s\n' "$@"
+			while read -r o p _; do
+				[ "$o" = "$h" ] || echo "peer $p/32 via $p"
+			done < <(fab_hosts "$FT_NAME")
+		} >"$cfg"
+		if ! nsenter --net="/run/netns/$FT_NAME-$h" "$EDGEQ" attach eth0 --config "$cfg" >"$cfg.log" 2>&1; then
+			echo "# edgeq attach on $h failed:"; sed 's/^/#   /' "$cfg.log"
+			return 1
+		fi
+		FT_EDGEQ_HOSTS+=("$h")
+	done < <(fab_hosts "$FT_NAME")
+}
+
+ft_edgeq_down() {
+	local h
+	for h in "${FT_EDGEQ_HOSTS[@]}"; do
+		nsenter --net="/run/netns/$FT_NAME-$h" "$EDGEQ" detach eth0 >/dev/null 2>&1 ||
+			echo "# edgeq detach on $h failed"
+	done
+	FT_EDGEQ_HOSTS=()
 }
 
 # Topologies by name: tests/fabric/topos/NAME.topo.

@@ -87,7 +87,7 @@ static void edgeq__header_is_valid_data(void **state)
 	assert_int_equal(h.path_id, 0);
 	assert_int_equal(ntohl(h.data.seq), 0x34567890u);	/* seq mod 2^32 */
 	assert_int_equal(h.data.pull_target, 0);
-	assert_int_equal(h.data.rsvd, 0);
+	assert_int_equal(h.data.frame_len, 0);
 	/* eqload's own seq and time follow the header, big-endian. */
 	assert_int_equal(buf[EQ_HDR_LEN + 3], 0x12);
 	assert_int_equal(buf[EQ_HDR_LEN + 7], 0x90);

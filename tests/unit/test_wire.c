@@ -54,8 +54,8 @@ static void eq_hdr__data_body_offsets(void **state)
 	assert_int_equal(FIELD_SIZE(struct eq_hdr, data.seq), 4);
 	assert_int_equal(offsetof(struct eq_hdr, data.pull_target), 12);
 	assert_int_equal(FIELD_SIZE(struct eq_hdr, data.pull_target), 4);
-	assert_int_equal(offsetof(struct eq_hdr, data.rsvd), 16);
-	assert_int_equal(FIELD_SIZE(struct eq_hdr, data.rsvd), 4);
+	assert_int_equal(offsetof(struct eq_hdr, data.frame_len), 16);
+	assert_int_equal(FIELD_SIZE(struct eq_hdr, data.frame_len), 4);
 	assert_int_equal(FIELD_SIZE(struct eq_hdr, data), 12);
 }
 
@@ -89,7 +89,7 @@ static void eq_hdr__fields_read_wire_bytes(void **state)
 	assert_int_equal(ntohs(h.path_id), 0x1617);
 	assert_int_equal(ntohl(h.data.seq), 0x18191a1b);
 	assert_int_equal(ntohl(h.data.pull_target), 0x1c1d1e1f);
-	assert_int_equal(ntohl(h.data.rsvd), 0x20212223);
+	assert_int_equal(ntohl(h.data.frame_len), 0x20212223);
 	assert_int_equal(ntohl(h.ctl.ack), 0x18191a1b);
 	assert_int_equal(ntohl(h.ctl.pull_no), 0x1c1d1e1f);
 	assert_int_equal(ntohl(h.ctl.busy_ns), 0x20212223);

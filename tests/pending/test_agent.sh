@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The agent end to end, on two hosts joined by a veth pair, both attached
+# with `scheme eqds`: tunnel traffic goes through edgeqd on both sides
+# (TC -> eqa -> agent -> wire; wire -> agent -> eqa -> stack), arrives
+# intact (ping, TCP checked by SHA-256, IPv4 and IPv6), and the agent's
+# state is in the pinned maps.  Then the failures of docs/agent.md: a
+# killed agent (the on_agent_down policy, counted, never a silent black
+# hole; a restarted agent carries on), a second agent refused, and a
+# tunnel flushed on either side in the middle of a transfer (the transfer
+# completes with identical bytes).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/tap.sh
+. tests/lib/netns.sh
+
+MB=${EDGEQ_IN_VM:+2}
+MB=${MB:-8}
+
+tb_start
+for s in a b; do
+	cat >>"$TB_TMP/$s.conf" <<-EOF
+	scheme eqds
+	on_agent_down tunnel
+	agent_dead_ms 100
+	EOF
+	sed -i 's/^link_rate .*/link_rate 1gbit/' "$TB_TMP/$s.conf"
+done
+check "attach with scheme eqds on both hosts (agents start)" tb_attach
+
+agent_pid() {	# a|b
+	local ns=$TB_A ifc=$TB_IFA
+	[ "$1" = b ] && ns=$TB_B ifc=$TB_IFB
+	"$EDGEQ" --netns "$ns" status "$ifc" --json | grep -o '"agent_pid":[0-9]*' | cut -d: -f2
+}
+pa=$(agent_pid a); pb=$(agent_pid b)
+check "an edgeqd runs for each host (pids ${pa:-none}, ${pb:-none})" \
+	bash -c "[ -n '$pa' ] && [ -n '$pb' ] && [ \"\$(cat /proc/$pa/comm)\" = edgeqd ] && [ \"\$(cat /proc/$pb/comm)\" = edgeqd ]"
+
+check "ping IPv4 peer through the agents" in_a ping -c 5 -i 0.1 -W 2 10.77.0.2
+check "ping IPv6 peer through the agents" in_a ping -6 -c 5 -i 0.1 -W 2 fd77::2
+ta=$(eq_stat a tx_to_agent); rb=$(eq_stat b rx_to_agent)
+check "A's TC handed the pings to its agent, B's XDP to its agent ($ta, $rb)" \
+	test "${ta:-0}" -ge 10 -a "${rb:-0}" -ge 10
+
+check "TCP $MB MB to IPv4 peer through the agents, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
+check "TCP $MB MB to IPv6 peer through the agents, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
+
+# The agent's per-peer state is in a pinned, BTF-typed map.
+dump=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_agent_peers" -j 2>/dev/null)
+txd=$(jq '[.[] | .formatted.value.tx_data] | add' <<<"$dump" 2>/dev/null)
+pls=$(nsenter --net="/run/netns/$TB_B" bpftool map dump pinned "$TB_PIN_B/eq_agent_peers" -j 2>/dev/null |
+	jq '[.[] | .formatted.value.pulls_sent] | add' 2>/dev/null)
+check "bpftool shows A's agent sent data ($txd) and B's agent pulled for it ($pls)" \
+	test "${txd:-0}" -gt 1000 -a "${pls:-0}" -gt 1000
+
+# A second agent for the same attachment is refused, the first keeps going.
+out=$(nsenter --net="/run/netns/$TB_A" "$(dirname "$EDGEQ")/edgeqd" --iface "$TB_IFA" 2>&1)
+rc=$?
+check "a second edgeqd is refused with a clear error (rc $rc)" \
+	bash -c "[ $rc -ne 0 ] && grep -q 'already runs' <<<'$out'"
+check "... and the first still carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
+
+# Killed agent: after agent_dead_ms the tunnel carries on without credit
+# (on_agent_down tunnel), counted.
+kill -KILL "$pa"
+sleep 0.3
+before=$(eq_stat a tx_agent_down)
+check "with A's agent killed, ping still goes through (on_agent_down tunnel)" \
+	in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
+after=$(eq_stat a tx_agent_down)
+check "... counted as tx_agent_down ($before -> $after)" test "${after:-0}" -gt "${before:-0}"
+check "edgeq agent start restarts it" eq_a agent start "$TB_IFA"
+sleep 0.3
+before=$(eq_stat a tx_to_agent)
+check "... and traffic goes through the new agent again" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
+after=$(eq_stat a tx_to_agent)
+check "... (tx_to_agent $before -> $after)" test "${after:-0}" -gt "${before:-0}"
+
+flush_during() {	# SIDE: flush that side's tunnels 3 times during a transfer
+	local side=$1 ns=$TB_A ifc=$TB_IFA
+	[ "$side" = b ] && ns=$TB_B ifc=$TB_IFB
+	tcp_transfer_ok 10.77.0.2 "$MB" &
+	local t=$!
+	for _ in 1 2 3; do
+		sleep 0.2
+		"$EDGEQ" --netns "$ns" flush "$ifc" >/dev/null || echo "# flush on $side failed"
+	done
+	wait "$t"
+}
+check "sender's tunnels flushed 3 times mid-transfer: $MB MB arrive identical" flush_during a
+check "receiver's tunnels flushed 3 times mid-transfer: $MB MB arrive identical" flush_during b
+
+tb_stop
+check "detach A (stops its agent)" eq_a detach "$TB_IFA"
+check "detach B" eq_b detach "$TB_IFB"
+check "A's agent is gone" bash -c "! pgrep -f 'edgeqd --iface $TB_IFA' >/dev/null"
+check "nothing left on A" nothing_left "$TB_A" "$TB_IFA"
+check "nothing left on B" nothing_left "$TB_B" "$TB_IFB"
+check "no internal veth left on A" bash -c "! ip -n $TB_A -o link | grep -q ' eq[ab][0-9]*@'"
+tap_done

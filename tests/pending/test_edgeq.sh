@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# edgeq with scheme eqds on the test fabric, end to end: a 4 -> 1 incast of
+# 1 MB TCP transfers (eqload bulk, cubic inside the tunnel) on a star whose
+# switch trims edgeq data above 8 packets, then the same in RTS mode on a
+# switch that does not trim.  Asserted: every transfer completes; in
+# trimming mode every trim the switch made reached the receiver's agent as
+# a trimmed header (none lost, none invented) and the senders retransmitted
+# each one; in RTS mode the switch trims nothing.  The queue and
+# completion figures are printed (the targets live in the experiments,
+# tests/scenarios/incast.sh, not in timed tests).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/tap.sh
+. tests/fabric/testlib.sh
+
+N=4
+RATE=${FT_EDGEQ_RATE:-200mbit}
+
+agent_sum() {	# FIELD: summed over every host's eq_agent_peers
+	local h t=0 v
+	for h in "${FT_EDGEQ_HOSTS[@]}"; do
+		v=$(nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned \
+			"/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")/eq_agent_peers" -j 2>/dev/null |
+			jq "[.[] | .formatted.value.$1] | add" 2>/dev/null)
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+
+incast() {	# MODE: trim | rts
+	local mode=$1 t0 i ok=0 raw=$FT_TMP/$1 trims last
+	mkdir -p "$raw"
+	ft_bg "h$N" "$EQLOAD" serve --port 5201
+	sleep 0.3
+	ft_ctl reset
+	t0=$(( $(ft_now) + 1000000000 ))
+	for i in $(seq 0 $((N - 1))); do
+		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$N")" --port 5201 --bytes 1m \
+			--cc cubic --start-at "$t0" --out "$raw/h$i.tsv"
+	done
+	for p in "${FT_PIDS[@]:1}"; do wait "$p"; done
+	kill "${FT_PIDS[0]}" 2>/dev/null; wait "${FT_PIDS[0]}" 2>/dev/null
+	FT_PIDS=()
+	sleep 0.2	# the agents publish every 100 ms
+	ft_stats
+	for i in $(seq 0 $((N - 1))); do
+		[ "$(ft_sum "$raw/h$i.tsv" complete)" = 1 ] && ok=$((ok + 1))
+	done
+	check "$mode: all $N transfers of 1 MB complete through the agents ($ok)" [ "$ok" -eq "$N" ]
+	last=$(for i in $(seq 0 $((N - 1))); do echo $(( $(ft_sum "$raw/h$i.tsv" end_ns) - t0 )); done | sort -n | tail -1)
+	trims=$(ft_port "tor0-h$N" trims)
+	echo "# $mode: last done at $((last / 1000000)) ms; bottleneck: $(ft_port "tor0-h$N" occ_max_pkts) pkts max," \
+		"$(ft_port "tor0-h$N" occ_mean_pkts) mean, $trims trims, $(ft_port "tor0-h$N" drop_full) drops;" \
+		"TCP retransmissions $(for i in $(seq 0 $((N - 1))); do ft_sum "$raw/h$i.tsv" retrans; done | paste -sd+ | bc)"
+	if [ "$mode" = trim ]; then
+		local rxt rtx nacks
+		rxt=$(agent_sum rx_trimmed); nacks=$(agent_sum rx_nacks); rtx=$(agent_sum tx_rtx)
+		check "trim: every trim reached the receiver's agent ($trims at the switch, $rxt received)" \
+			[ "$rxt" -eq "$trims" ]
+		check "trim: each was NACKed and retransmitted (NACKs $nacks, retransmissions $rtx >= $trims)" \
+			[ "$nacks" -eq "$trims" -a "$rtx" -ge "$trims" ]
+	else
+		check "rts: the switch trimmed nothing ($trims)" [ "$trims" -eq 0 ]
+	fi
+}
+
+for mode in trim rts; do
+	trim=8p; [ "$mode" = rts ] && trim=off
+	if ! ft_up "$(ft_topo star)" --set hosts=$((N + 1)) --set rate="$RATE" --set trim="$trim"; then
+		not_ok "fabric up"; tap_done; exit 1
+	fi
+	if ! check "$mode: edgeq (scheme eqds, eqds_mode $mode) attached on every host" \
+		ft_edgeq_up scheme eqds link_rate "$RATE" eqds_mode "$mode"; then
+		ft_down; continue
+	fi
+	incast "$mode"
+	ft_down
+done
+tap_done

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* user/agent/frame.c: parse, stamp, build and decapsulate edgeq frames. */
+#include "testlib.h"
+#include <errno.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "edgeq/wire.h"
+#include "edgeq/csum.h"
+#include "edgeq/ecn.h"
+#include "frame.h"
+
+#define PORT 7446
+
+static const uint8_t MAC_A[6] = { 2, 0, 0, 0, 0, 0xa }, MAC_B[6] = { 2, 0, 0, 0, 0, 0xb };
+
+/* An encapsulated frame as TC builds it: eth | IPv4 | UDP | edgeq | inner
+ * IPv4/UDP with `payload` bytes; outer and inner TOS given. */
+static uint32_t mk_frame(uint8_t *f, uint32_t payload, uint8_t outer_tos, uint8_t inner_tos)
+{
+	uint32_t inner = 20 + 8 + payload, udp = 8 + EQ_HDR_LEN + inner, n = 14 + 20 + udp;
+	uint8_t *ip = f + 14, *u = ip + 20, *eq = u + 8, *in = eq + EQ_HDR_LEN;
+	uint16_t c;
+
+	memset(f, 0, n);
+	memcpy(f, MAC_B, 6);
+	memcpy(f + 6, MAC_A, 6);
+	f[12] = 0x08;
+	ip[0] = 0x45; ip[1] = outer_tos; ip[2] = (20 + udp) >> 8; ip[3] = (20 + udp) & 0xff;
+	ip[4] = 0x12; ip[5] = 0x34;	/* an ID as GSO counts it */
+	ip[8] = 64; ip[9] = 17;
+	ip[12] = 10; ip[13] = 0; ip[14] = 0; ip[15] = 1;
+	ip[16] = 10; ip[17] = 0; ip[18] = 0; ip[19] = 2;
+	c = eq_ipv4_hdr_csum(ip);
+	memcpy(ip + 10, &c, 2);
+	u[0] = 0xc0; u[1] = 0x07; u[2] = PORT >> 8; u[3] = PORT & 0xff;
+	u[4] = udp >> 8; u[5] = udp & 0xff;
+	eq[0] = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_DATA);
+	eq[2] = EQ_HDR_WORDS;
+	eq[3] = EQ_PROTO_IPV4;
+	in[0] = 0x45; in[1] = inner_tos; in[2] = inner >> 8; in[3] = inner & 0xff;
+	in[8] = 64; in[9] = 17;
+	c = eq_ipv4_hdr_csum(in);
+	memcpy(in + 10, &c, 2);
+	for (uint32_t i = 0; i < payload; i++)
+		in[28 + i] = (uint8_t)i;
+	return n;
+}
+
+static void test_parse_data(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_frame(f, 100, 0, 0);
+	struct eqf_info fi;
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_false(fi.v6);
+	assert_int_equal(fi.eq_off, 14 + 20 + 8);
+	assert_int_equal(fi.inner_off, 14 + 20 + 8 + EQ_HDR_LEN);
+	assert_int_equal(fi.inner_len, 128);
+	assert_int_equal(fi.inner_l4, 17);
+	assert_int_equal(fi.hdr.type, EQ_T_DATA);
+	assert_int_equal(fi.dst.a[15], 2);
+	assert_int_equal(fi.src.a[15], 1);
+	assert_int_equal(fi.src.a[10], 0xff);
+	assert_int_equal(eqf_parse(f, n, PORT + 1, &fi), -EINVAL);	/* another port */
+}
+
+/* Every truncation and every single-byte corruption of the headers is
+ * either rejected or parsed into offsets that stay inside the frame. */
+static void test_parse_never_trusts(void **state)
+{
+	uint8_t f[2048], g[2048];
+	uint32_t n = mk_frame(f, 64, 0, 0);
+	struct eqf_info fi;
+
+	for (uint32_t len = 0; len < n; len++)
+		assert_int_equal(eqf_parse(f, len, PORT, &fi), -EINVAL);
+	rng_state = 42;
+	for (int i = 0; i < 20000; i++) {
+		memcpy(g, f, n);
+		g[rnd32() % (14 + 20 + 8 + EQ_HDR_LEN + 20)] = (uint8_t)rnd32();
+		if (eqf_parse(g, n, PORT, &fi) == 0 && fi.hdr.type == EQ_T_DATA)
+			assert_true(fi.inner_off + fi.inner_len <= n);
+	}
+}
+
+static void test_stamp(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_frame(f, 100, 2, 2);
+	struct eqf_info fi, back;
+	struct eqds_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_SYN | EQ_F_RTX,
+			      .seq_ack = 0xabcd0400, .pull = 77, .aux = n };
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	eqf_stamp_data(f, &fi, &h);
+	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+	assert_int_equal(back.hdr.flags, EQ_F_SYN | EQ_F_RTX);
+	assert_int_equal(back.hdr.seq_ack, 0xabcd0400);
+	assert_int_equal(back.hdr.pull, 77);
+	assert_int_equal(back.hdr.aux, n);
+	assert_int_equal(f[14 + 4], 0);		/* IP ID 0: seq is per frame now */
+	assert_int_equal(f[14 + 5], 0);
+	assert_int_equal(eq_ipv4_hdr_csum(f + 14), 0);	/* a valid header checksum */
+}
+
+static void test_ctl_roundtrip(void **state)
+{
+	uint8_t f[2048], buf[128];
+	uint32_t n = mk_frame(f, 10, 0, 0), m;
+	struct eqf_info fi, ci;
+	struct eqf_route r;
+	struct eqds_hdr h = { .type = EQ_T_PULL, .seq_ack = 5, .pull = 9, .aux = 1234 };
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	eqf_route_reply(f, &fi, PORT, 7, &r);
+	assert_memory_equal(r.eth_dst, MAC_A, 6);
+	assert_memory_equal(r.eth_src, MAC_B, 6);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 0x1234);
+	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN);
+	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 0), 0);
+	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+	assert_int_equal(ci.hdr.type, EQ_T_PULL);
+	assert_int_equal(ci.hdr.seq_ack, 5);
+	assert_int_equal(ci.hdr.pull, 9);
+	assert_int_equal(ci.hdr.aux, 1234);
+	assert_memory_equal(&ci.src, &fi.dst, sizeof(ci.src));	/* back to the sender */
+	assert_memory_equal(&ci.dst, &fi.src, sizeof(ci.dst));
+	assert_int_equal(eq_ipv4_hdr_csum(buf + 14), 0);
+	assert_int_equal(buf[14 + 6] & 0x40, 0x40);	/* DF */
+	assert_int_equal(((buf[34] << 8) | buf[35]) & EQ_SPORT_MASK, 0x1234 & EQ_SPORT_MASK);
+
+	r.v6 = true;
+	memset(r.src.a, 0, 16); r.src.a[0] = 0xfd; r.src.a[15] = 1;
+	memset(r.dst.a, 0, 16); r.dst.a[0] = 0xfd; r.dst.a[15] = 2;
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);
+	assert_int_equal(m, 14 + 40 + 8 + EQ_HDR_LEN);
+	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+	assert_true(ci.v6);
+	assert_int_equal(ci.hdr.pull, 9);
+	assert_memory_equal(&ci.dst, &r.dst, 16);
+}
+
+static void test_decap_ecn(void **state)
+{
+	struct { uint8_t outer, inner, want; } cases[] = {
+		{ EQ_ECN_CE, EQ_ECN_ECT0, EQ_ECN_CE },		/* the fabric's mark reaches TCP */
+		{ EQ_ECN_ECT0, EQ_ECN_ECT0, EQ_ECN_ECT0 },
+		{ EQ_ECN_NOT_ECT, EQ_ECN_ECT1, EQ_ECN_ECT1 },
+		{ EQ_ECN_CE, EQ_ECN_NOT_ECT, 0xff },		/* RFC 6040: drop */
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t f[2048], *in;
+		uint32_t n = mk_frame(f, 50, cases[i].outer, cases[i].inner), out = 0;
+		struct eqf_info fi;
+
+		assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+		in = eqf_decap(f, &fi, MAC_A, MAC_B, &out);
+		if (cases[i].want == 0xff) {
+			assert_null(in);
+			continue;
+		}
+		assert_non_null(in);
+		assert_int_equal(out, 14 + 20 + 8 + 50);
+		assert_memory_equal(in, MAC_A, 6);
+		assert_memory_equal(in + 6, MAC_B, 6);
+		assert_int_equal(in[12], 0x08);
+		assert_int_equal(in[13], 0x00);
+		assert_int_equal(in[14 + 1] & 3, cases[i].want);
+		assert_int_equal(eq_ipv4_hdr_csum(in + 14), 0);
+		for (uint32_t b = 0; b < 50; b++)
+			assert_int_equal(in[14 + 28 + b], (uint8_t)b);	/* payload untouched */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_data),
+		cmocka_unit_test(test_parse_never_trusts),
+		cmocka_unit_test(test_stamp),
+		cmocka_unit_test(test_ctl_roundtrip),
+		cmocka_unit_test(test_decap_ecn),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

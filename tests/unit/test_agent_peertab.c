@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* user/agent/peertab.c: underlay address -> peer slot. */
+#include "testlib.h"
+#include <string.h>
+#include "peertab.h"
+
+static struct peertab t;
+
+static struct eq_addr nth(uint32_t i)
+{
+	struct eq_addr a = {};
+
+	a.a[10] = a.a[11] = 0xff;
+	a.a[12] = 10; a.a[13] = (uint8_t)(i >> 16); a.a[14] = (uint8_t)(i >> 8); a.a[15] = (uint8_t)i;
+	return a;
+}
+
+/* Every slot full: each address finds its own slot, others find nothing. */
+static void test_full_table(void **state)
+{
+	memset(&t, 0, sizeof(t));
+	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+		struct eq_addr a = nth(s * 7919);
+
+		peertab_set(&t, s, true, &a);
+	}
+	peertab_rehash(&t);
+	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+		struct eq_addr a = nth(s * 7919);
+
+		assert_int_equal(peertab_find(&t, &a), (int)s);
+	}
+	for (uint32_t i = 1; i < 5000; i++) {
+		struct eq_addr a = nth(i * 7919 + 1);
+
+		assert_int_equal(peertab_find(&t, &a), -1);
+	}
+}
+
+/* A learnt route survives a reload only while the slot keeps its address. */
+static void test_route_kept_or_forgotten(void **state)
+{
+	struct eq_addr a = nth(1), b = nth(2);
+
+	memset(&t, 0, sizeof(t));
+	peertab_set(&t, 3, true, &a);
+	t.routed[3] = true;
+	peertab_set(&t, 3, true, &a);
+	assert_true(t.routed[3]);
+	peertab_set(&t, 3, true, &b);
+	assert_false(t.routed[3]);
+	t.routed[3] = true;
+	peertab_set(&t, 3, false, &b);
+	assert_false(t.routed[3]);
+	peertab_rehash(&t);
+	assert_int_equal(peertab_find(&t, &b), -1);
+	peertab_set(&t, EQ_MAX_PEERS, true, &a);	/* out of range: ignored */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_table),
+		cmocka_unit_test(test_route_kept_or_forgotten),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The agent's event loop.  Everything the control loop needs arrives as
+ * one of four events (docs/agent.md): a frame from the host socket (TC
+ * sent it to a peer), a frame from the wire socket (the peer sent it),
+ * time passing, a flush command.  The loop sleeps in ppoll() until the
+ * next of: a frame, the module's next deadline, the heartbeat.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <linux/if.h>
+#include <bpf/bpf.h>
+#include "edgeq/wire.h"
+#include "pins.h"
+#include "frame.h"
+#include "agent.h"
+
+#define BEAT_NS		(10 * 1000000ULL)	/* heartbeat and commands */
+#define PUBLISH_NS	(100 * 1000000ULL)	/* per-peer state to eq_agent_peers */
+#define RELOAD_NS	(1000 * 1000000ULL)	/* peer table */
+#define POOL_PKTS	16384
+#define BATCH		64
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int pinned(const char *dir, const char *name, char *err, size_t len)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		snprintf(err, len, "cannot open %s: %s (is edgeq attached with scheme eqds?)",
+			 path, strerror(errno));
+	return fd;
+}
+
+static int if_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr = {};
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	rc = s < 0 ? -1 : ioctl(s, SIOCGIFHWADDR, &ifr);
+	if (!rc)
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (s >= 0)
+		close(s);
+	return rc;
+}
+
+/* --- what the module asks of us ------------------------------------- */
+
+static uint16_t ctl_path(struct agent *a, uint32_t peer)
+{
+	/* Control packets follow the data's entropy policy: sprayed per
+	 * packet, or one path per peer. */
+	if (a->cfg.entropy == EQ_ENTROPY_PACKET)
+		return (uint16_t)(a->path_rr++ * 2654435761u >> 16);
+	return (uint16_t)(peer * 2654435761u >> 16);
+}
+
+static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+{
+	struct agent *a = ctx;
+	struct eqf_info fi;
+
+	if (eqf_parse(p->data, p->len, a->cfg.port, &fi)) {
+		a->cnt.rx_bad++;	/* cannot happen: parsed on the way in */
+		return;
+	}
+	eqf_stamp_data(p->data, &fi, h);
+	eq_xsk_tx(&a->wire, p->data, p->len);
+}
+
+static void io_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+{
+	struct agent *a = ctx;
+	uint8_t buf[128];
+	uint32_t n;
+
+	if (peer >= EQ_MAX_PEERS || !a->peers.routed[peer]) {
+		a->cnt.tx_noroute++;
+		return;
+	}
+	n = eqf_build_ctl(buf, sizeof(buf), &a->peers.route[peer], h, ctl_path(a, peer));
+	if (n)
+		eq_xsk_tx(&a->wire, buf, n);
+}
+
+static void io_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	struct agent *a = ctx;
+	struct eqf_info fi;
+	uint8_t *f;
+	uint32_t n;
+
+	if (eqf_parse(p->data, p->len, a->cfg.port, &fi)) {
+		a->cnt.rx_bad++;
+		return;
+	}
+	f = eqf_decap(p->data, &fi, a->host_dst, a->host_src, &n);
+	if (!f) {
+		a->cnt.rx_ecn_drop++;
+		return;
+	}
+	eq_xsk_tx(&a->host, f, n);
+}
+
+/* --- frames in ------------------------------------------------------- */
+
+static void learn_route(struct agent *a, int slot, const uint8_t *f, const struct eqf_info *fi,
+			bool outgoing)
+{
+	struct eqf_route *r = &a->peers.route[slot];
+
+	if (outgoing) {
+		/* A frame TC built towards the peer: its addresses as they are. */
+		memcpy(r->eth_dst, f, 6);
+		memcpy(r->eth_src, f + 6, 6);
+		r->src = fi->src;
+		r->dst = fi->dst;
+		r->v6 = fi->v6;
+		r->port = a->cfg.port;
+		r->node_id = a->cfg.node_id;
+	} else {
+		eqf_route_reply(f, fi, a->cfg.port, a->cfg.node_id, r);
+	}
+	a->peers.routed[slot] = true;
+}
+
+static void from_host(void *ctx, uint8_t *f, uint32_t len)
+{
+	struct agent *a = ctx;
+	struct eqf_info fi;
+	struct eqt_pkt *p;
+	int slot;
+
+	if (eqf_parse(f, len, a->cfg.port, &fi) || fi.hdr.type != EQ_T_DATA) {
+		a->cnt.rx_bad++;
+		return;
+	}
+	slot = peertab_find(&a->peers, &fi.dst);
+	if (slot < 0) {
+		a->cnt.rx_unknown++;
+		return;
+	}
+	if (!a->peers.routed[slot])
+		learn_route(a, slot, f, &fi, true);
+	p = eqt_pkt_get(&a->pool);
+	if (!p) {
+		a->cnt.rx_nomem++;
+		return;
+	}
+	memcpy(p->data, f, len);
+	p->len = len;
+	p->l3_off = fi.inner_off;
+	p->cls = fi.inner_l4 == 6 ? EQT_CLS_TCP : EQT_CLS_OTHER;
+	a->active[slot] = true;
+	if (eqds_local(a->eqds, slot, p, now_ns()))
+		a->cnt.edge_drops++;
+}
+
+static void from_wire(void *ctx, uint8_t *f, uint32_t len)
+{
+	struct agent *a = ctx;
+	struct eqf_info fi;
+	struct eqt_pkt *p = NULL;
+	int slot;
+
+	if (eqf_parse(f, len, a->cfg.port, &fi)) {
+		a->cnt.rx_bad++;
+		return;
+	}
+	slot = peertab_find(&a->peers, &fi.src);
+	if (slot < 0) {
+		a->cnt.rx_unknown++;
+		return;
+	}
+	/* The reply route follows what the peer uses (its MAC may change). */
+	learn_route(a, slot, f, &fi, false);
+	a->active[slot] = true;
+	if (fi.hdr.type == EQ_T_DATA) {
+		p = eqt_pkt_get(&a->pool);
+		if (!p) {
+			a->cnt.rx_nomem++;
+			return;
+		}
+		memcpy(p->data, f, len);
+		p->len = len;
+		p->l3_off = fi.inner_off;
+	}
+	eqds_wire(a->eqds, slot, &fi.hdr, p, now_ns());
+}
+
+/* --- the pinned maps ----------------------------------------------------- */
+
+static void publish(struct agent *a)
+{
+	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+		struct eqds_peer_stats st;
+		struct eq_agent_peer v;
+
+		if (!a->active[s])
+			continue;
+		eqds_peer_stats(a->eqds, s, &st);
+		v = (struct eq_agent_peer){
+			.credit = st.credit, .highest_pull = st.highest_pull,
+			.tx_state = st.tx_state, .tx_epoch = st.tx_epoch,
+			.backlog_pkts = st.backlog_pkts, .backlog_bytes = st.backlog_bytes,
+			.inflight_bytes = st.inflight_bytes, .tx_data = st.tx_data,
+			.tx_rtx = st.tx_rtx, .rx_nacks = st.rx_nacks, .rto_fired = st.rto_fired,
+			.edge_drops = st.edge_drops, .edge_marks = st.edge_marks,
+			.rts_sent = st.rts_sent, .pull_no = st.pull_no,
+			.pull_target = st.pull_target, .rx_expected = st.rx_expected,
+			.reorder_pkts = st.reorder_pkts, .rx_data = st.rx_data,
+			.rx_trimmed = st.rx_trimmed, .rx_dup = st.rx_dup, .rx_ooo = st.rx_ooo,
+			.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
+		};
+		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
+	}
+}
+
+static void beat(struct agent *a, uint64_t now, bool alive)
+{
+	uint32_t zero = 0;
+	struct eq_agent ag = {};
+
+	bpf_map_lookup_elem(a->fd_agent, &zero, &ag);
+	if (alive && ag.flush_seq != ag.flush_done) {
+		uint32_t peer = ag.flush_peer;
+
+		eqds_flush(a->eqds, peer >= EQ_MAX_PEERS ? EQDS_ALL_PEERS : peer, now);
+		fprintf(stderr, "edgeqd: %s: flushed %s\n", a->ifname,
+			peer >= EQ_MAX_PEERS ? "every tunnel" : "one tunnel");
+		ag.flush_done = ag.flush_seq;
+	}
+	ag.heartbeat_ns = alive ? now : 0;
+	ag.pid = alive ? (uint32_t)getpid() : 0;
+	ag.flags = alive ? EQ_AGENT_READY : 0;
+	if (!ag.started_ns && alive)
+		ag.started_ns = now;
+	ag.xsk_mode = a->wire.zero_copy ? 2 : 1;
+	bpf_map_update_elem(a->fd_agent, &zero, &ag, 0);
+}
+
+/* --- setup ------------------------------------------------------------- */
+
+static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
+{
+	const struct eq_eqds_config *q = &c->eqds;
+	uint32_t mtu = c->mtu ? c->mtu : 1500;
+
+	*e = (struct eqds_cfg){
+		.link_bps = c->link_rate_bps ? c->link_rate_bps : 10000000000ULL,
+		.mtu = mtu,
+		.bdp_bytes = q->bdp_bytes,
+		.rts = q->rts,
+		.edge_limit = q->edge_limit ? q->edge_limit : 100,
+		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
+		.reorder_limit = q->reorder_limit ? q->reorder_limit : 128,
+		.reorder_ns = q->reorder_ns ? q->reorder_ns : 2000000,
+		.rto_ns = q->rto_ns ? q->rto_ns : 2000000,
+		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
+		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
+		.idle_ns = 10ULL * 1000000000ULL,
+	};
+	if (!e->bdp_bytes) {	/* 50 us at the link rate, at least 4 MTUs */
+		uint64_t b = e->link_bps / 8 * 50 / 1000000;
+
+		e->bdp_bytes = b < 4ULL * mtu ? 4 * mtu : (uint32_t)((b + mtu - 1) / mtu * mtu);
+	}
+}
+
+int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
+{
+	struct eqds_io io = { a, io_send_data, io_send_ctl, io_deliver };
+	struct eqds_cfg ec;
+	char host_if[IF_NAMESIZE], peer_if[IF_NAMESIZE];
+	uint32_t zero = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->fd_config = a->fd_peers = a->fd_xsks = a->fd_agent = a->fd_agent_peers = -1;
+	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
+	snprintf(a->pin_dir, sizeof(a->pin_dir), "%s", pin_dir);
+	if ((a->fd_config = pinned(pin_dir, EQ_MAP_CONFIG, err, len)) < 0 ||
+	    (a->fd_peers = pinned(pin_dir, EQ_MAP_PEERS, err, len)) < 0 ||
+	    (a->fd_xsks = pinned(pin_dir, EQ_MAP_XSKS, err, len)) < 0 ||
+	    (a->fd_agent = pinned(pin_dir, EQ_MAP_AGENT, err, len)) < 0 ||
+	    (a->fd_agent_peers = pinned(pin_dir, EQ_MAP_AGENT_PEERS, err, len)) < 0)
+		return -1;
+	if (bpf_map_lookup_elem(a->fd_config, &zero, &a->cfg)) {
+		snprintf(err, len, "cannot read eq_config: %s", strerror(errno));
+		return -1;
+	}
+	{
+		struct eq_agent ag = {};
+
+		/* One agent per attachment: a second one would take the first's
+		 * sockets away (and its heartbeat would hide the first's death). */
+		if (!bpf_map_lookup_elem(a->fd_agent, &zero, &ag) && ag.pid && ag.heartbeat_ns &&
+		    ag.pid != (uint32_t)getpid() && !kill((pid_t)ag.pid, 0)) {
+			snprintf(err, len, "an agent (pid %u) already runs for %s: 'edgeq agent stop %s' first",
+				 ag.pid, ifname, ifname);
+			return -1;
+		}
+	}
+	a->owns_state = true;
+	if (a->cfg.scheme != EQ_SCHEME_EQDS) {
+		snprintf(err, len, "%s is attached without 'scheme eqds': nothing for the agent to do",
+			 ifname);
+		return -1;
+	}
+	if (!if_indextoname(a->cfg.agent_ifindex, host_if) ||
+	    !if_indextoname(a->cfg.agent_peer_ifindex, peer_if) ||
+	    if_mac(host_if, a->host_dst) || if_mac(peer_if, a->host_src)) {
+		snprintf(err, len, "the internal veth (ifindex %u/%u) of %s is missing: detach and attach again",
+			 a->cfg.agent_ifindex, a->cfg.agent_peer_ifindex, ifname);
+		return -1;
+	}
+	if (peertab_load(&a->peers, a->fd_peers)) {
+		snprintf(err, len, "cannot read eq_peers: %s", strerror(errno));
+		return -1;
+	}
+	if (eqt_pool_init(&a->pool, POOL_PKTS)) {
+		snprintf(err, len, "no memory for %u packets", POOL_PKTS);
+		return -1;
+	}
+	eqds_cfg_from(&a->cfg, &ec);
+	a->eqds = eqds_new(&ec, &io, &a->pool, now_ns(), now_ns() ^ ((uint64_t)getpid() << 32));
+	if (!a->eqds) {
+		snprintf(err, len, "bad EQDS settings in the config: %s", strerror(errno));
+		return -1;
+	}
+	if (eq_xsk_open(&a->wire, ifname, a->fd_xsks, EQ_XSK_WIRE, true, err, len) ||
+	    eq_xsk_open(&a->host, peer_if, a->fd_xsks, EQ_XSK_AGENT, false, err, len))
+		return -1;
+	fprintf(stderr, "edgeqd: %s: EQDS, link %llu bit/s, mtu %u, BDP %u bytes, %s mode; "
+		"wire socket in %s mode\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
+		ec.bdp_bytes, ec.rts ? "RTS" : "trimming",
+		a->wire.zero_copy ? "zero-copy" : "copy (zero copy not supported here)");
+	return 0;
+}
+
+int agent_run(struct agent *a)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = eq_xsk_fd(&a->wire), .events = POLLIN },
+		{ .fd = eq_xsk_fd(&a->host), .events = POLLIN },
+	};
+
+	/* Timer wakeups here are late by tens of microseconds already: ask
+	 * for no added slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	beat(a, now_ns(), true);
+	while (!a->stop) {
+		uint64_t now = now_ns(), next;
+		unsigned int n;
+
+		n = eq_xsk_rx(&a->wire, BATCH, from_wire, a);
+		n += eq_xsk_rx(&a->host, BATCH, from_host, a);
+		now = now_ns();
+		next = eqds_run(a->eqds, now);
+		eq_xsk_flush(&a->wire);
+		eq_xsk_flush(&a->host);
+		if (now >= a->next_beat) {
+			beat(a, now, true);
+			a->next_beat = now + BEAT_NS;
+		}
+		if (now >= a->next_publish) {
+			publish(a);
+			a->next_publish = now + PUBLISH_NS;
+		}
+		if (now >= a->next_reload) {
+			peertab_load(&a->peers, a->fd_peers);
+			a->next_reload = now + RELOAD_NS;
+		}
+		if (n)
+			continue;
+		if (next > a->next_beat)
+			next = a->next_beat;
+		if (next > now) {
+			uint64_t d = next - now;
+			struct timespec ts = { (time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL) };
+
+			if (ppoll(pfd, 2, &ts, NULL) < 0 && errno != EINTR)
+				return -errno;
+		}
+	}
+	return 0;
+}
+
+void agent_close(struct agent *a)
+{
+	if (a->fd_agent >= 0 && a->owns_state) {
+		if (a->eqds)
+			publish(a);
+		beat(a, now_ns(), false);	/* TC applies on_agent_down at once */
+	}
+	eq_xsk_close(&a->host);
+	eq_xsk_close(&a->wire);
+	if (a->eqds)
+		eqds_free(a->eqds);
+	eqt_pool_fini(&a->pool);
+	fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
+		"control with no route %llu, ECN drops %llu, edge queue drops %llu\n", a->ifname,
+		(unsigned long long)a->cnt.rx_bad, (unsigned long long)a->cnt.rx_unknown,
+		(unsigned long long)a->cnt.rx_nomem, (unsigned long long)a->cnt.tx_noroute,
+		(unsigned long long)a->cnt.rx_ecn_drop, (unsigned long long)a->cnt.edge_drops);
+	for (int *fd = &a->fd_config; fd <= &a->fd_agent_peers; fd++)
+		if (*fd >= 0)
+			close(*fd);
+}

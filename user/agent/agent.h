@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * edgeqd: the agent.  Two AF_XDP sockets (the wire: the attached
+ * interface; the host: eqb<ifindex>, the far end of the internal veth TC
+ * redirects tunnel traffic into), the control-loop module (EQDS), and the
+ * pinned maps it reads its config from and publishes its state to.
+ */
+#ifndef EDGEQ_AGENT_H
+#define EDGEQ_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "edgeq/maps.h"
+#include "eqds.h"
+#include "peertab.h"
+#include "xsk.h"
+
+struct agent_counters {
+	uint64_t rx_bad;	/* frames that did not parse */
+	uint64_t rx_unknown;	/* from / to no configured peer */
+	uint64_t rx_nomem;	/* packet pool empty */
+	uint64_t tx_noroute;	/* control packet to a peer we cannot address yet */
+	uint64_t rx_ecn_drop;	/* CE outer over Not-ECT inner (RFC 6040) */
+	uint64_t edge_drops;	/* edge queue full */
+};
+
+struct agent {
+	char			ifname[16];
+	char			pin_dir[512];
+	struct eq_config	cfg;
+	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers;
+	struct eq_xsk		wire, host;
+	uint8_t			host_dst[6], host_src[6];	/* eqa's and eqb's MACs */
+	struct eqt_pool		pool;
+	struct eqds		*eqds;
+	struct peertab		peers;
+	bool			active[EQ_MAX_PEERS];	/* peers with state to publish */
+	struct agent_counters	cnt;
+	uint64_t		next_beat, next_publish, next_reload;
+	uint32_t		path_rr;
+	bool			owns_state;	/* eq_agent is ours to write */
+	volatile int		stop;
+};
+
+int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len);
+/* Runs until a->stop is set. */
+int agent_run(struct agent *a);
+void agent_close(struct agent *a);
+
+#endif

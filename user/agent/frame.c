@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* edgeq frames in the agent: parse, stamp, build, decapsulate. */
+#include <errno.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include "edgeq/wire.h"
+#include "edgeq/csum.h"
+#include "edgeq/ecn.h"
+#include "frame.h"
+
+static void v4_mapped(struct eq_addr *a, const void *v4)
+{
+	memset(a->a, 0, 10);
+	a->a[10] = a->a[11] = 0xff;
+	memcpy(&a->a[12], v4, 4);
+}
+
+int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi)
+{
+	const struct ethhdr *eth = (const void *)f;
+	const struct udphdr *udp;
+	const struct eq_hdr *eq;
+	uint32_t l3 = ETH_HLEN, udp_len, eq_len;
+
+	memset(fi, 0, sizeof(*fi));
+	if (len < ETH_HLEN)
+		return -EINVAL;
+	fi->l3_off = l3;
+	if (eth->h_proto == htons(ETH_P_IP)) {
+		struct iphdr ip;
+
+		if (len < l3 + sizeof(ip))
+			return -EINVAL;
+		memcpy(&ip, f + l3, sizeof(ip));
+		if (ip.version != 4 || ip.ihl != 5 || ip.protocol != IPPROTO_UDP ||
+		    ntohs(ip.tot_len) > len - l3 || ntohs(ip.tot_len) < sizeof(ip) + sizeof(*udp))
+			return -EINVAL;
+		v4_mapped(&fi->src, &ip.saddr);
+		v4_mapped(&fi->dst, &ip.daddr);
+		fi->outer_ecn = ip.tos & EQ_ECN_MASK;
+		udp = (const void *)(f + l3 + sizeof(ip));
+		udp_len = ntohs(ip.tot_len) - sizeof(ip);
+	} else if (eth->h_proto == htons(ETH_P_IPV6)) {
+		struct ipv6hdr ip6;
+
+		if (len < l3 + sizeof(ip6))
+			return -EINVAL;
+		memcpy(&ip6, f + l3, sizeof(ip6));
+		if (ip6.version != 6 || ip6.nexthdr != IPPROTO_UDP ||
+		    ntohs(ip6.payload_len) > len - l3 - sizeof(ip6))
+			return -EINVAL;
+		memcpy(fi->src.a, &ip6.saddr, 16);
+		memcpy(fi->dst.a, &ip6.daddr, 16);
+		fi->v6 = true;
+		fi->outer_ecn = (ip6.flow_lbl[0] >> 4) & EQ_ECN_MASK;
+		udp = (const void *)(f + l3 + sizeof(ip6));
+		udp_len = ntohs(ip6.payload_len);
+	} else {
+		return -EINVAL;
+	}
+	if (udp_len < sizeof(*udp) + EQ_HDR_LEN || ntohs(udp->dest) != port ||
+	    ntohs(udp->len) != udp_len)
+		return -EINVAL;
+	fi->eq_off = (const uint8_t *)udp - f + sizeof(*udp);
+	eq = (const void *)(f + fi->eq_off);
+	eq_len = eq->hdr_len * 4u;
+	if (eq_version(eq) != EQ_WIRE_VERSION || eq_type(eq) > EQ_T_MAX ||
+	    eq_len < EQ_HDR_LEN || eq_len > udp_len - sizeof(*udp))
+		return -EINVAL;
+	fi->hdr.type = eq_type(eq);
+	fi->hdr.flags = eq->flags;
+	fi->hdr.path_id = ntohs(eq->path_id);
+	fi->hdr.seq_ack = ntohl(eq->data.seq);
+	fi->hdr.pull = ntohl(eq->data.pull_target);
+	fi->hdr.aux = ntohl(eq->data.frame_len);
+	fi->hdr.ce = fi->outer_ecn == EQ_ECN_CE;
+	if (fi->hdr.type != EQ_T_DATA)
+		return 0;
+	fi->inner_off = fi->eq_off + eq_len;
+	fi->inner_len = udp_len - sizeof(*udp) - eq_len;
+	fi->inner_proto = eq->proto;
+	if (eq->proto == EQ_PROTO_IPV4) {
+		if (fi->inner_len < 20 || (f[fi->inner_off] >> 4) != 4 ||
+		    ((f[fi->inner_off + 2] << 8) | f[fi->inner_off + 3]) != fi->inner_len)
+			return -EINVAL;
+		fi->inner_l4 = f[fi->inner_off + 9];
+	} else if (eq->proto == EQ_PROTO_IPV6) {
+		if (fi->inner_len < 40 || (f[fi->inner_off] >> 4) != 6 ||
+		    ((f[fi->inner_off + 4] << 8) | f[fi->inner_off + 5]) + 40u != fi->inner_len)
+			return -EINVAL;
+		fi->inner_l4 = f[fi->inner_off + 6];
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void write_eq(struct eq_hdr *eq, const struct eqds_hdr *h)
+{
+	eq->ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, h->type);
+	eq->flags = h->flags;
+	eq->data.seq = htonl(h->seq_ack);
+	eq->data.pull_target = htonl(h->pull);
+	eq->data.frame_len = htonl(h->aux);
+}
+
+void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqds_hdr *h)
+{
+	struct eq_hdr eq;
+
+	memcpy(&eq, f + fi->eq_off, sizeof(eq));
+	write_eq(&eq, h);
+	memcpy(f + fi->eq_off, &eq, sizeof(eq));
+	if (!fi->v6) {
+		struct iphdr ip;
+
+		/* Every segment of a GSO packet carries its own seq now: the
+		 * receiver must not add the ID the segmentation counted. */
+		memcpy(&ip, f + fi->l3_off, sizeof(ip));
+		ip.id = 0;
+		ip.check = 0;
+		ip.check = eq_ipv4_hdr_csum(&ip);
+		memcpy(f + fi->l3_off, &ip, sizeof(ip));
+	}
+}
+
+uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
+		       const struct eqds_hdr *h, uint16_t path)
+{
+	uint32_t l3 = r->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	uint32_t len = ETH_HLEN + l3 + sizeof(struct udphdr) + EQ_HDR_LEN;
+	struct ethhdr eth;
+	struct udphdr udp;
+	struct eq_hdr eq;
+
+	if (size < len)
+		return 0;
+	memcpy(eth.h_dest, r->eth_dst, 6);
+	memcpy(eth.h_source, r->eth_src, 6);
+	eth.h_proto = htons(r->v6 ? ETH_P_IPV6 : ETH_P_IP);
+	memcpy(buf, &eth, sizeof(eth));
+	if (r->v6) {
+		struct ipv6hdr ip6 = { .version = 6 };
+
+		ip6.flow_lbl[0] = (path >> 16) & 0x0f;
+		ip6.flow_lbl[1] = path >> 8;
+		ip6.flow_lbl[2] = path;
+		ip6.payload_len = htons(len - ETH_HLEN - l3);
+		ip6.nexthdr = IPPROTO_UDP;
+		ip6.hop_limit = 64;
+		memcpy(&ip6.saddr, r->src.a, 16);
+		memcpy(&ip6.daddr, r->dst.a, 16);
+		memcpy(buf + ETH_HLEN, &ip6, sizeof(ip6));
+	} else {
+		struct iphdr ip = { .version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP };
+
+		ip.tot_len = htons(len - ETH_HLEN);
+		ip.frag_off = htons(0x4000);
+		memcpy(&ip.saddr, &r->src.a[12], 4);
+		memcpy(&ip.daddr, &r->dst.a[12], 4);
+		ip.check = eq_ipv4_hdr_csum(&ip);
+		memcpy(buf + ETH_HLEN, &ip, sizeof(ip));
+	}
+	udp.source = htons(EQ_SPORT_BASE | (path & EQ_SPORT_MASK));
+	udp.dest = htons(r->port);
+	udp.len = htons(len - ETH_HLEN - l3);
+	udp.check = 0;
+	memcpy(buf + ETH_HLEN + l3, &udp, sizeof(udp));
+	memset(&eq, 0, sizeof(eq));
+	eq.hdr_len = EQ_HDR_WORDS;
+	eq.sender_id = htons(r->node_id);
+	eq.path_id = htons(path & EQ_SPORT_MASK);
+	write_eq(&eq, h);
+	memcpy(buf + ETH_HLEN + l3 + sizeof(udp), &eq, sizeof(eq));
+	return len;
+}
+
+void eqf_route_reply(const uint8_t *f, const struct eqf_info *fi, uint16_t port,
+		     uint16_t node_id, struct eqf_route *r)
+{
+	const struct ethhdr *eth = (const void *)f;
+
+	memcpy(r->eth_dst, eth->h_source, 6);
+	memcpy(r->eth_src, eth->h_dest, 6);
+	r->src = fi->dst;
+	r->dst = fi->src;
+	r->v6 = fi->v6;
+	r->port = port;
+	r->node_id = node_id;
+}
+
+uint8_t *eqf_decap(uint8_t *f, const struct eqf_info *fi, const uint8_t dst[6],
+		   const uint8_t src[6], uint32_t *out_len)
+{
+	uint8_t *in = f + fi->inner_off;
+	struct ethhdr eth;
+	uint8_t inner_ecn, ecn;
+
+	if (fi->inner_proto == EQ_PROTO_IPV4) {
+		inner_ecn = in[1] & EQ_ECN_MASK;
+		ecn = eq_ecn_decap(inner_ecn, fi->outer_ecn);
+		if (ecn == EQ_ECN_DROP)
+			return NULL;
+		if (ecn != inner_ecn) {
+			uint16_t old, new_, check;
+
+			memcpy(&old, in, 2);
+			in[1] = (in[1] & ~EQ_ECN_MASK) | ecn;
+			memcpy(&new_, in, 2);
+			memcpy(&check, in + 10, 2);
+			check = eq_csum_replace2(check, old, new_);
+			memcpy(in + 10, &check, 2);
+		}
+	} else {
+		inner_ecn = (in[1] >> 4) & EQ_ECN_MASK;
+		ecn = eq_ecn_decap(inner_ecn, fi->outer_ecn);
+		if (ecn == EQ_ECN_DROP)
+			return NULL;
+		in[1] = (in[1] & 0xcf) | (ecn << 4);
+	}
+	memcpy(eth.h_dest, dst, 6);
+	memcpy(eth.h_source, src, 6);
+	eth.h_proto = htons(fi->inner_proto == EQ_PROTO_IPV6 ? ETH_P_IPV6 : ETH_P_IP);
+	memcpy(in - ETH_HLEN, &eth, sizeof(eth));
+	*out_len = fi->inner_len + ETH_HLEN;
+	return in - ETH_HLEN;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Frames as the agent sees them: whole Ethernet frames of the edgeq wire
+ * format (include/edgeq/wire.h).  Parsing what arrives from either socket,
+ * stamping the fields the agent owns into a DATA frame TC encapsulated,
+ * building control frames, and turning a DATA frame back into the inner
+ * packet for the local stack.  Pure functions over byte buffers: unit
+ * tested in tests/unit/test_agent_frame.c.
+ */
+#ifndef EDGEQ_AGENT_FRAME_H
+#define EDGEQ_AGENT_FRAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "edgeq/maps.h"
+#include "eqds.h"
+
+/* Where things are in an edgeq frame. */
+struct eqf_info {
+	struct eq_addr	src, dst;	/* outer addresses (IPv4 mapped) */
+	bool		v6;		/* outer IPv6 */
+	uint16_t	l3_off;		/* outer IP header: 14 */
+	uint16_t	eq_off;		/* edgeq header */
+	uint16_t	inner_off;	/* inner IP header (DATA) */
+	uint16_t	inner_len;	/* inner IP packet length (DATA) */
+	uint8_t		inner_proto;	/* EQ_PROTO_IPV4 / EQ_PROTO_IPV6 */
+	uint8_t		inner_l4;	/* inner IP protocol (6 = TCP) */
+	uint8_t		outer_ecn;
+	struct eqds_hdr	hdr;
+};
+
+/* Parse a frame: 0, or -EINVAL if it is not a well-formed edgeq frame to
+ * `port` (the XDP programs validated it already; the agent checks again
+ * what it relies on, and counts what fails). */
+int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi);
+
+/* Write the agent's fields into a DATA frame TC encapsulated: type, flags,
+ * seq, pull target, frame_len from h; outer IPv4 ID 0 (wire.h says why)
+ * and the header checksum.  fi from eqf_parse of the same frame. */
+void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqds_hdr *h);
+
+/* Outer headers of a control frame to a peer. */
+struct eqf_route {
+	uint8_t		eth_dst[6], eth_src[6];
+	struct eq_addr	src, dst;
+	bool		v6;
+	uint16_t	port;		/* UDP destination port */
+	uint16_t	node_id;	/* our sender id */
+};
+
+/* Build a control frame (PULL, ACK, NACK, RTS, RST) into buf: its length,
+ * or 0 if buf is too small. */
+uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
+		       const struct eqds_hdr *h, uint16_t path);
+
+/* The route back to the sender of a received frame (MACs swapped). */
+void eqf_route_reply(const uint8_t *f, const struct eqf_info *fi, uint16_t port,
+		     uint16_t node_id, struct eqf_route *r);
+
+/* Turn the DATA frame f into the inner packet for the local stack, in
+ * place: Ethernet header (dst, src given) then the inner IP packet, with
+ * the outer ECN folded in (RFC 6040).  Returns the new start (inside f)
+ * and sets *out_len; NULL if RFC 6040 says drop (CE over Not-ECT). */
+uint8_t *eqf_decap(uint8_t *f, const struct eqf_info *fi, const uint8_t dst[6],
+		   const uint8_t src[6], uint32_t *out_len);
+
+#endif /* EDGEQ_AGENT_FRAME_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One AF_XDP socket of the agent, through libxdp's xsk API: its own UMEM,
+ * half the frames circulating fill -> rx, half for sending.  The XDP
+ * program and the XSKMAP are the loader's (pinned); the socket only puts
+ * itself into the map.  Zero copy is tried first where asked and the mode
+ * that worked is reported; veth only does copy mode.
+ */
+#ifndef EDGEQ_AGENT_XSK_H
+#define EDGEQ_AGENT_XSK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct xsk_umem;
+struct xsk_socket;
+
+struct eq_xsk {
+	char		ifname[16];
+	struct xsk_umem	*umem;
+	struct xsk_socket *xsk;
+	void		*rings;		/* struct eq_xsk_rings, opaque here */
+	void		*area;
+	uint64_t	*tx_free;
+	uint32_t	n_tx_free;
+	uint32_t	tx_pending;
+	bool		zero_copy;
+	uint64_t	rx_pkts, tx_pkts, tx_drop;
+};
+
+/* Opens the socket on ifname queue 0 and stores it at key in xskmap_fd. */
+int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t key,
+		bool try_zero_copy, char *err, size_t errlen);
+void eq_xsk_close(struct eq_xsk *x);
+int eq_xsk_fd(const struct eq_xsk *x);
+/* Hands up to budget received frames to cb (valid during the call only). */
+unsigned int eq_xsk_rx(struct eq_xsk *x, unsigned int budget,
+		       void (*cb)(void *ctx, uint8_t *frame, uint32_t len), void *ctx);
+/* Copies a frame into the TX ring; eq_xsk_flush() sends.  -1: no room
+ * (counted in tx_drop). */
+int eq_xsk_tx(struct eq_xsk *x, const uint8_t *frame, uint32_t len);
+void eq_xsk_flush(struct eq_xsk *x);
+/* Frames the kernel could not hand us (rings full): XDP_STATISTICS. */
+uint64_t eq_xsk_rx_lost(const struct eq_xsk *x);
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The transport core's primitives, after nanoTransport (seed 001, ch. 3):
+ * packets owned by the core, a fixed pool they come from, and FIFO queues
+ * of them.  Pure C: no I/O, no clock of its own (every call takes `now`,
+ * CLOCK_MONOTONIC ns in the agent, a mocked clock in tests), so control
+ * loops built on it run unchanged in unit tests and in a simulator.
+ */
+#ifndef EDGEQ_EQT_H
+#define EDGEQ_EQT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EQT_FRAME_MAX	2048	/* a whole Ethernet frame, outer headers included */
+#define EQT_NO_DEADLINE	UINT64_MAX
+
+/* Traffic classes the wire arbiter shares the uplink between (DRR). */
+enum eqt_cls {
+	EQT_CLS_TCP	= 0,
+	EQT_CLS_OTHER	= 1,	/* UDP, ICMP, anything not TCP */
+	EQT_NCLS	= 2,
+};
+
+struct eqt_pkt {
+	struct eqt_pkt	*next;
+	uint64_t	t_ns;		/* when queued / last sent / received */
+	uint32_t	seq;		/* tunnel sequence number, once assigned */
+	uint16_t	len;		/* bytes of data[] in use: the whole frame */
+	uint16_t	l3_off;		/* offset of the inner IP header in data[] */
+	uint8_t		cls;		/* enum eqt_cls */
+	uint8_t		tx_count;	/* times sent to the wire */
+	uint8_t		flags;		/* EQT_PF_* */
+	uint8_t		pad;
+	uint8_t		data[EQT_FRAME_MAX];
+};
+
+#define EQT_PF_SYN	0x01	/* was sent with the SYN flag */
+
+/* A fixed pool of packets: the agent's whole packet memory.  Exhaustion is
+ * a counted drop by the caller, never an allocation failure elsewhere. */
+struct eqt_pool {
+	struct eqt_pkt	*free;
+	struct eqt_pkt	*mem;
+	uint32_t	size;
+	uint32_t	in_use;
+};
+
+int eqt_pool_init(struct eqt_pool *pool, uint32_t npkts);	/* 0 or -ENOMEM */
+void eqt_pool_fini(struct eqt_pool *pool);
+struct eqt_pkt *eqt_pkt_get(struct eqt_pool *pool);		/* NULL when empty */
+void eqt_pkt_put(struct eqt_pool *pool, struct eqt_pkt *p);
+
+/* A FIFO of packets with a byte count. */
+struct eqt_q {
+	struct eqt_pkt	*head, *tail;
+	uint32_t	pkts;
+	uint64_t	bytes;
+};
+
+void eqt_q_push(struct eqt_q *q, struct eqt_pkt *p);		/* at the tail */
+void eqt_q_push_head(struct eqt_q *q, struct eqt_pkt *p);
+struct eqt_pkt *eqt_q_pop(struct eqt_q *q);			/* NULL when empty */
+void eqt_q_drain(struct eqt_q *q, struct eqt_pool *pool);	/* frees every packet */
+
+#endif /* EDGEQ_EQT_H */

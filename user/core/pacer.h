@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A token-bucket pacer in bytes at a rate in bit/s.  The agent's timers
+ * fire late by tens of microseconds, so the bucket holds a small burst:
+ * a late call spends what fell due since the last one, in one batch, and
+ * never more than the burst.
+ */
+#ifndef EDGEQ_PACER_H
+#define EDGEQ_PACER_H
+
+#include <stdint.h>
+
+struct eqt_pacer {
+	uint64_t	rate_bps;
+	uint64_t	burst;		/* bytes the bucket holds at most */
+	uint64_t	last_ns;
+	uint64_t	tokens_x8e9;	/* bytes * 8e9, so no fraction is lost */
+};
+
+void eqt_pacer_init(struct eqt_pacer *p, uint64_t rate_bps, uint64_t burst, uint64_t now);
+/* Fills the bucket up to now. */
+void eqt_pacer_update(struct eqt_pacer *p, uint64_t now);
+/* Takes len bytes if the bucket holds them: 1, else 0. */
+int eqt_pacer_take(struct eqt_pacer *p, uint32_t len);
+/* When the bucket will hold len bytes (now if it does). */
+uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len);
+
+#endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The packet pool and FIFO queues of the transport core (eqt.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include "eqt.h"
+
+int eqt_pool_init(struct eqt_pool *pool, uint32_t npkts)
+{
+	pool->mem = calloc(npkts, sizeof(*pool->mem));
+	pool->free = NULL;
+	pool->size = pool->in_use = 0;
+	if (!pool->mem)
+		return -ENOMEM;
+	for (uint32_t i = npkts; i-- > 0;) {
+		pool->mem[i].next = pool->free;
+		pool->free = &pool->mem[i];
+	}
+	pool->size = npkts;
+	return 0;
+}
+
+void eqt_pool_fini(struct eqt_pool *pool)
+{
+	free(pool->mem);
+	pool->mem = pool->free = NULL;
+	pool->size = pool->in_use = 0;
+}
+
+struct eqt_pkt *eqt_pkt_get(struct eqt_pool *pool)
+{
+	struct eqt_pkt *p = pool->free;
+
+	if (!p)
+		return NULL;
+	pool->free = p->next;
+	pool->in_use++;
+	p->next = NULL;
+	p->t_ns = 0;
+	p->seq = 0;
+	p->len = p->l3_off = 0;
+	p->cls = p->tx_count = p->flags = 0;
+	return p;
+}
+
+void eqt_pkt_put(struct eqt_pool *pool, struct eqt_pkt *p)
+{
+	p->next = pool->free;
+	pool->free = p;
+	pool->in_use--;
+}
+
+void eqt_q_push(struct eqt_q *q, struct eqt_pkt *p)
+{
+	p->next = NULL;
+	if (q->tail)
+		q->tail->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->pkts++;
+	q->bytes += p->len;
+}
+
+void eqt_q_push_head(struct eqt_q *q, struct eqt_pkt *p)
+{
+	p->next = q->head;
+	q->head = p;
+	if (!q->tail)
+		q->tail = p;
+	q->pkts++;
+	q->bytes += p->len;
+}
+
+struct eqt_pkt *eqt_q_pop(struct eqt_q *q)
+{
+	struct eqt_pkt *p = q->head;
+
+	if (!p)
+		return NULL;
+	q->head = p->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->pkts--;
+	q->bytes -= p->len;
+	p->next = NULL;
+	return p;
+}
+
+void eqt_q_drain(struct eqt_q *q, struct eqt_pool *pool)
+{
+	struct eqt_pkt *p;
+
+	while ((p = eqt_q_pop(q)))
+		eqt_pkt_put(pool, p);
+}

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* EQDS as an agent module: the four events of eqds.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "eqds_int.h"
+
+uint64_t eqds_rand(struct eqds *e)
+{
+	uint64_t z = (e->rng += 0x9e3779b97f4a7c15ULL);	/* splitmix64 */
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Pacer burst: what a late wake-up (~100 us here) lets fall due, at least
+ * two MTUs, so that late timers do not cost rate. */
+static uint64_t burst(const struct eqds_cfg *c)
+{
+	uint64_t b = c->link_bps / 8 / 10000;	/* 100 us */
+
+	return b < 2ULL * c->mtu ? 2ULL * c->mtu : b;
+}
+
+struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
+		      struct eqt_pool *pool, uint64_t now, uint64_t rand)
+{
+	struct eqds *e;
+
+	if (!cfg->link_bps || cfg->mtu < 64 || cfg->mtu > EQT_FRAME_MAX ||
+	    cfg->bdp_bytes < cfg->mtu || !cfg->edge_limit || !cfg->reorder_limit ||
+	    !cfg->rto_ns || !cfg->reorder_ns || cfg->drr_quantum < 64 ||
+	    !io->send_data || !io->send_ctl || !io->deliver) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	e->cfg = *cfg;
+	e->io = *io;
+	e->pool = pool;
+	e->rng = rand;
+	e->bdp_pkts = cfg->bdp_bytes / cfg->mtu;
+	e->asl_head = e->asl_tail = ASL_NONE;
+	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, burst(cfg), now);
+	eqt_pacer_init(&e->wire_pacer, cfg->link_bps, burst(cfg), now);
+	return e;
+}
+
+void eqds_free(struct eqds *e)
+{
+	if (!e)
+		return;
+	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+		tx_free(e, i);
+		rx_free(e, i);
+	}
+	free(e);
+}
+
+int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
+{
+	int rc;
+
+	if (peer >= EQDS_MAX_PEERS) {
+		eqt_pkt_put(e->pool, p);
+		return -EINVAL;
+	}
+	rc = tx_local(e, peer, p, now);
+	if (!rc)
+		tx_arbiter(e, now);	/* credit in hand: no need to wait for a tick */
+	return rc;
+}
+
+void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+	       uint64_t now)
+{
+	if (peer >= EQDS_MAX_PEERS) {
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		return;
+	}
+	switch (h->type) {
+	case EQ_T_DATA:
+		if (!p)
+			return;
+		rx_packet(e, peer, h, p, now);
+		break;
+	case EQ_T_TRIMMED:
+	case EQ_T_RTS:
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		rx_packet(e, peer, h, NULL, now);
+		break;
+	case EQ_T_PULL:
+	case EQ_T_ACK:
+	case EQ_T_NACK:
+	case EQ_T_RST:
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		tx_control(e, peer, h, now);
+		tx_arbiter(e, now);
+		break;
+	default:
+		if (p)
+			eqt_pkt_put(e->pool, p);
+	}
+}
+
+static bool tx_idle(const struct tx_tunnel *t)
+{
+	return !t->infl_n && !t->rtx.pkts && !t->q[0].pkts && !t->q[1].pkts;
+}
+
+uint64_t eqds_run(struct eqds *e, uint64_t now)
+{
+	uint64_t next = EQT_NO_DEADLINE, d;
+
+	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+		if (e->tx[i]) {
+			if (tx_idle(e->tx[i]) && now > e->tx[i]->last_use_ns + e->cfg.idle_ns) {
+				tx_free(e, i);	/* its epoch stays in last_isn */
+			} else if ((d = tx_timers(e, i, now)) < next) {
+				next = d;
+			}
+		}
+		if (e->rx[i]) {
+			struct rx_tunnel *r = e->rx[i];
+
+			if (!r->held_n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
+				rx_free(e, i);
+			else if ((d = rx_timers(e, i, now)) < next)
+				next = d;
+		}
+	}
+	if ((d = rx_pull_pacer(e, now)) < next)
+		next = d;
+	if ((d = tx_arbiter(e, now)) < next)
+		next = d;
+	if (e->cfg.idle_ns && next == EQT_NO_DEADLINE) {
+		for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++)
+			if (e->tx[i] || e->rx[i]) {
+				next = now + e->cfg.idle_ns;
+				break;
+			}
+	}
+	return next;
+}
+
+void eqds_flush(struct eqds *e, uint32_t peer, uint64_t now)
+{
+	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+		if (peer != EQDS_ALL_PEERS && i != peer)
+			continue;
+		tx_free(e, i);
+		rx_free(e, i);
+	}
+}
+
+int eqds_set_weight(struct eqds *e, uint32_t peer, uint32_t weight)
+{
+	if (peer >= EQDS_MAX_PEERS || weight < 1 || weight > 1000)
+		return -EINVAL;
+	e->weight[peer] = weight;
+	if (e->rx[peer])
+		e->rx[peer]->weight = weight;
+	return 0;
+}
+
+void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)
+{
+	const struct tx_tunnel *t = peer < EQDS_MAX_PEERS ? e->tx[peer] : NULL;
+	const struct rx_tunnel *r = peer < EQDS_MAX_PEERS ? e->rx[peer] : NULL;
+
+	memset(st, 0, sizeof(*st));
+	if (t) {
+		*st = t->st;
+		st->credit = t->credit;
+		st->highest_pull = t->highest_pull;
+		st->backlog_pkts = t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
+		st->backlog_bytes = t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+		st->inflight_bytes = t->infl_bytes;
+		st->tx_epoch = t->isn;
+		st->tx_state = t->state;
+	}
+	if (r) {
+		st->pull_no = r->pull_no;
+		st->pull_target = r->pull_target;
+		st->rx_expected = r->expected;
+		st->reorder_pkts = r->held_n;
+		st->rx_data = r->st.rx_data;
+		st->rx_trimmed = r->st.rx_trimmed;
+		st->rx_dup = r->st.rx_dup;
+		st->rx_ooo = r->st.rx_ooo;
+		st->reorder_gaps = r->st.reorder_gaps;
+		st->pulls_sent = r->st.pulls_sent;
+	}
+}
+
+int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r, uint32_t pr)
+{
+	const struct tx_tunnel *t = s->tx[ps];
+	const struct rx_tunnel *x = r->rx[pr];
+	int64_t sum = 0;
+
+	if (!t)
+		return 0;
+	sum += t->credit;
+	for (uint32_t q = t->infl_lo; before(q, t->next_seq); q++) {
+		const struct eqt_pkt *p = t->infl[q % INFL_SLOTS];
+		bool seen;
+
+		if (!p || p->seq != q)
+			continue;
+		seen = x && x->est && (before(q, x->expected) ||
+		       (x->held[q % r->cfg.reorder_limit] && x->held[q % r->cfg.reorder_limit]->seq == q));
+		if (!seen)
+			sum += p->len;
+	}
+	if (x) {
+		if (t->hp_known && after(x->pull_no, t->highest_pull))
+			sum += (int64_t)(x->pull_no - t->highest_pull) * s->cfg.mtu;
+		if (x->owed > 0)
+			sum += x->owed;
+	}
+	return sum;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * EQDS (seed 004) as a control-loop module of the agent: per-peer edge
+ * queues that release packets against receiver credit, the receiver's
+ * Active Sender List and paced PULLs, ACK/NACK, retransmission, zero-RTT
+ * tunnels with epochs, a reorder queue.  docs/eqds.md describes the
+ * protocol, the credit invariant and where we depart from the paper.
+ *
+ * Pure C with an injected clock: every entry point takes `now` (ns).  The
+ * module never touches a socket: it calls back into struct eqds_io to put
+ * a packet on the wire or hand one to the local stack.  The agent
+ * (user/agent/) drives it with four events, the nanoTransport set:
+ *   a packet from the local stack   eqds_local()
+ *   a packet from the wire          eqds_wire()
+ *   time passing (pacers, timers)   eqds_run(), which returns the next
+ *                                   deadline so the agent can sleep
+ *   a tunnel flushed by command     eqds_flush()
+ * Peers are numbered by their slot in the pinned eq_peers map.
+ */
+#ifndef EDGEQ_EQDS_H
+#define EDGEQ_EQDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "eqt.h"
+
+#define EQDS_MAX_PEERS	1024	/* = EQ_MAX_PEERS */
+#define EQDS_ALL_PEERS	UINT32_MAX
+
+/* A parsed edgeq header, host byte order (wire.h has the layout).  For
+ * DATA/TRIMMED/RTS: seq, pull_target; for PULL/ACK/NACK/RST: ack, pull_no,
+ * busy_ns.  wire_len is the original frame length of a DATA packet (the
+ * sender stamps it in the header's length field, so that a trimmed header
+ * still says how much credit its retransmission needs). */
+struct eqds_hdr {
+	uint8_t		type;		/* EQ_T_* */
+	uint8_t		flags;		/* EQ_F_* */
+	uint16_t	path_id;
+	uint32_t	seq_ack;	/* seq (DATA, TRIMMED, RTS) or ack (control) */
+	uint32_t	pull;		/* pull_target (DATA, TRIMMED, RTS) or pull_no */
+	uint32_t	aux;		/* DATA: original frame length; control: busy_ns */
+	uint8_t		ce;		/* the outer header arrived CE-marked */
+};
+
+enum eqds_asl_policy {
+	EQDS_ASL_FIFO		= 0,	/* round robin: equal shares */
+	EQDS_ASL_WEIGHTED	= 1,	/* shares in proportion to per-peer weights */
+};
+
+struct eqds_cfg {
+	uint64_t	link_bps;	/* this host's access link: the pull pacer's and
+					 * the wire arbiter's rate */
+	uint32_t	mtu;		/* wire MTU in bytes (IP packet): one PULL = one MTU */
+	uint32_t	bdp_bytes;	/* 1 BDP: unscheduled burst, pull target cap */
+	bool		rts;		/* RTS mode: no unscheduled first RTT (no trimming) */
+	uint32_t	edge_limit;	/* per-destination edge queue, packets (drop-tail) */
+	uint32_t	edge_ecn;	/* ... CE-mark ECT packets above this many */
+	uint32_t	reorder_limit;	/* per-tunnel reorder queue, packets */
+	uint64_t	reorder_ns;	/* a gap older than this is given up */
+	uint64_t	rto_ns;		/* retransmission timeout (minimum) */
+	uint32_t	drr_quantum;	/* bytes per class per DRR round */
+	enum eqds_asl_policy policy;
+	uint64_t	idle_ns;	/* a tunnel idle this long is freed */
+};
+
+/* What the module asks of the agent.  send_data() gets a packet the module
+ * keeps (for retransmission) and the header fields to stamp; the agent
+ * copies the frame to the wire.  deliver() hands a received DATA packet to
+ * the local stack; the module frees it after the call.  send_ctl() builds
+ * and sends a control packet (PULL, ACK, NACK, RTS, RST) to the peer. */
+struct eqds_io {
+	void	*ctx;
+	void	(*send_data)(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h);
+	void	(*send_ctl)(void *ctx, uint32_t peer, const struct eqds_hdr *h);
+	void	(*deliver)(void *ctx, uint32_t peer, struct eqt_pkt *p);
+};
+
+/* Per-peer figures: the agent publishes them in a pinned map. */
+struct eqds_peer_stats {
+	/* sending side */
+	int64_t		credit;		/* bytes */
+	uint32_t	highest_pull;	/* highest pull number seen from the peer */
+	uint32_t	backlog_pkts;	/* edge queue + retransmission queue */
+	uint64_t	backlog_bytes;
+	uint64_t	inflight_bytes;
+	uint32_t	tx_epoch;	/* seq of the tunnel's first SYN (low 10 bits 0) */
+	uint8_t		tx_state;	/* enum eqds_tx_state */
+	uint64_t	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
+	/* receiving side */
+	uint32_t	pull_no;	/* pulls sent to the peer */
+	uint32_t	pull_target;
+	uint32_t	rx_expected;	/* next in-order seq */
+	uint32_t	reorder_pkts;	/* held now */
+	uint64_t	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps, pulls_sent;
+};
+
+enum eqds_tx_state { EQDS_TX_CLOSED = 0, EQDS_TX_SYN_SENT = 1, EQDS_TX_ESTABLISHED = 2 };
+
+struct eqds;
+
+/* NULL with errno on bad config or no memory. rand seeds the epochs. */
+struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
+		      struct eqt_pool *pool, uint64_t now, uint64_t rand);
+void eqds_free(struct eqds *e);
+
+/* A packet from the local stack to `peer` (an encapsulated frame whose
+ * edgeq header the module fills in through send_data).  0 if queued;
+ * -ENOBUFS if the edge queue dropped it (the packet is freed). */
+int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
+/* A packet from the wire from `peer`: p is the DATA frame (the module owns
+ * it from here) or NULL for a control packet or trimmed header. */
+void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+	       uint64_t now);
+/* Pacers, timers, sending: returns the next time it wants to run. */
+uint64_t eqds_run(struct eqds *e, uint64_t now);
+/* Drops a tunnel's state on both sides (what a restart or a GC does). */
+void eqds_flush(struct eqds *e, uint32_t peer, uint64_t now);
+/* Per-peer weight for EQDS_ASL_WEIGHTED (1..1000; default 1). */
+int eqds_set_weight(struct eqds *e, uint32_t peer, uint32_t weight);
+void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st);
+/* The credit invariant of one tunnel as seen from both ends in one process
+ * (tests and simulations only): sender credit + data in flight + pulls in
+ * flight + the receiver's ASL entry, in bytes. */
+int64_t eqds_credit_sum(const struct eqds *sender, uint32_t peer_at_sender,
+			const struct eqds *receiver, uint32_t peer_at_receiver);
+
+#endif /* EDGEQ_EQDS_H */

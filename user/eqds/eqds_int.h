@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* EQDS internals shared by sender.c, receiver.c and eqds.c. */
+#ifndef EDGEQ_EQDS_INT_H
+#define EDGEQ_EQDS_INT_H
+
+#include "eqds.h"
+#include "pacer.h"
+
+#define INFL_SLOTS	4096	/* in-flight packets per tunnel (by seq) */
+#define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
+
+static inline int before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+static inline int after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
+
+struct tx_tunnel {
+	uint8_t		state;		/* enum eqds_tx_state */
+	bool		hp_known;	/* highest_pull is in the receiver's numbering */
+	bool		rts_due;	/* (re)starting without credit: ask at once */
+	uint32_t	isn, next_seq, highest_pull;
+	int64_t		credit;
+	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
+	struct eqt_q	rtx;		/* retransmissions: before new data */
+	struct eqt_pkt	*infl[INFL_SLOTS];
+	uint32_t	infl_lo;	/* no packet before this seq is in flight */
+	uint32_t	infl_n;
+	uint64_t	infl_bytes;
+	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns, rto_at;
+	struct eqds_peer_stats st;
+};
+
+struct rx_tunnel {
+	bool		est;
+	uint32_t	isn, expected;
+	struct eqt_pkt	**held;		/* reorder queue, reorder_limit slots by seq */
+	uint32_t	held_n;
+	uint64_t	gap_since;
+	uint32_t	pull_no, pull_target;
+	int64_t		owed;		/* bytes that arrived and may be pulled again */
+	bool		in_asl;
+	uint32_t	asl_next;	/* next peer in the ASL */
+	uint32_t	turn_left;	/* weighted policy: pulls left in this turn */
+	uint32_t	weight;
+	uint64_t	last_use_ns;
+	struct eqds_peer_stats st;
+};
+
+#define ASL_NONE	UINT32_MAX
+
+struct eqds {
+	struct eqds_cfg		cfg;
+	struct eqds_io		io;
+	struct eqt_pool		*pool;
+	uint64_t		rng;
+	uint32_t		bdp_pkts;
+	struct tx_tunnel	*tx[EQDS_MAX_PEERS];
+	struct rx_tunnel	*rx[EQDS_MAX_PEERS];
+	uint32_t		last_isn[EQDS_MAX_PEERS];	/* epochs survive a flush */
+	uint32_t		weight[EQDS_MAX_PEERS];
+	/* the Active Sender List (receiver side) */
+	uint32_t		asl_head, asl_tail;
+	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
+	struct eqt_pacer	pull_pacer;
+	/* the wire arbiter (sender side) */
+	struct eqt_pacer	wire_pacer;
+	int64_t			deficit[EQT_NCLS];
+	uint32_t		cls_turn;
+	uint32_t		rr[EQT_NCLS];	/* round robin cursor per class */
+};
+
+uint64_t eqds_rand(struct eqds *e);
+/* sender.c */
+struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now);
+void tx_free(struct eqds *e, uint32_t peer);
+int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
+void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now);
+uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
+uint64_t tx_arbiter(struct eqds *e, uint64_t now);
+/* receiver.c */
+void rx_free(struct eqds *e, uint32_t peer);
+void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+	       uint64_t now);
+uint64_t rx_timers(struct eqds *e, uint32_t peer, uint64_t now);
+uint64_t rx_pull_pacer(struct eqds *e, uint64_t now);
+uint32_t rx_busy_ns(const struct eqds *e);
+
+#endif

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * EQDS, the receiving side: every DATA packet ACKed, a trimmed header
+ * NACKed, a bounded reorder queue per tunnel, epochs, and the Active
+ * Sender List whose PULLs are paced at the link rate (docs/eqds.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "eqds_int.h"
+
+static struct rx_tunnel *rx_get(struct eqds *e, uint32_t peer, uint64_t now)
+{
+	struct rx_tunnel *r = e->rx[peer];
+
+	if (r)
+		return r;
+	r = calloc(1, sizeof(*r));
+	if (r)
+		r->held = calloc(e->cfg.reorder_limit, sizeof(*r->held));
+	if (!r || !r->held) {
+		free(r);
+		return NULL;
+	}
+	r->last_use_ns = now;
+	r->asl_next = ASL_NONE;
+	r->weight = e->weight[peer] ? e->weight[peer] : 1;
+	e->rx[peer] = r;
+	return r;
+}
+
+static void asl_remove(struct eqds *e, uint32_t peer)
+{
+	uint32_t *pp = &e->asl_head, prev = ASL_NONE;
+
+	while (*pp != ASL_NONE && *pp != peer) {
+		prev = *pp;
+		pp = &e->rx[*pp]->asl_next;
+	}
+	if (*pp == ASL_NONE)
+		return;
+	*pp = e->rx[peer]->asl_next;
+	if (e->asl_tail == peer)
+		e->asl_tail = prev;
+	e->rx[peer]->asl_next = ASL_NONE;
+	e->rx[peer]->in_asl = false;
+}
+
+static void asl_append(struct eqds *e, uint32_t peer)
+{
+	struct rx_tunnel *r = e->rx[peer];
+
+	r->asl_next = ASL_NONE;
+	r->in_asl = true;
+	r->turn_left = 0;
+	if (e->asl_tail == ASL_NONE)
+		e->asl_head = peer;
+	else
+		e->rx[e->asl_tail]->asl_next = peer;
+	e->asl_tail = peer;
+}
+
+static void set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed)
+{
+	e->asl_owed -= r->owed > 0 ? (uint64_t)r->owed : 0;
+	r->owed = owed;
+	e->asl_owed += owed > 0 ? (uint64_t)owed : 0;
+}
+
+/* In the ASL iff it owes pulls and the sender still wants them. */
+static void asl_update(struct eqds *e, uint32_t peer)
+{
+	struct rx_tunnel *r = e->rx[peer];
+	bool want = r->owed > 0 && before(r->pull_no, r->pull_target);
+
+	if (!want && r->owed > 0)
+		set_owed(e, r, 0);	/* the sender wants no more: tokens die */
+	if (want && !r->in_asl)
+		asl_append(e, peer);
+	else if (!want && r->in_asl)
+		asl_remove(e, peer);
+}
+
+void rx_free(struct eqds *e, uint32_t peer)
+{
+	struct rx_tunnel *r = e->rx[peer];
+
+	if (!r)
+		return;
+	if (r->in_asl)
+		asl_remove(e, peer);
+	set_owed(e, r, 0);
+	for (uint32_t i = 0; i < e->cfg.reorder_limit; i++)
+		if (r->held[i])
+			eqt_pkt_put(e->pool, r->held[i]);
+	free(r->held);
+	free(r);
+	e->rx[peer] = NULL;
+}
+
+uint32_t rx_busy_ns(const struct eqds *e)
+{
+	uint64_t ns = e->asl_owed * 8000000000ULL / e->cfg.link_bps;
+
+	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
+static void send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack)
+{
+	struct rx_tunnel *r = e->rx[peer];
+	struct eqds_hdr h = { .type = type, .flags = flags, .seq_ack = ack,
+			      .pull = r ? r->pull_no : 0, .aux = rx_busy_ns(e) };
+
+	e->io.send_ctl(e->io.ctx, peer, &h);
+}
+
+static void deliver(struct eqds *e, uint32_t peer, struct eqt_pkt *p)
+{
+	e->io.deliver(e->io.ctx, peer, p);
+	eqt_pkt_put(e->pool, p);
+}
+
+/* Deliver what is held from `expected` on, in order. */
+static void drain(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+{
+	uint32_t lim = e->cfg.reorder_limit;
+	struct eqt_pkt **slot;
+
+	while (r->held_n && *(slot = &r->held[r->expected % lim]) &&
+	       (*slot)->seq == r->expected) {
+		struct eqt_pkt *p = *slot;
+
+		*slot = NULL;
+		r->held_n--;
+		r->expected++;
+		deliver(e, peer, p);
+	}
+	r->gap_since = r->held_n ? now : 0;
+}
+
+/* Give up on the gap at `expected`: skip to the lowest seq held. */
+static void skip_gap(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+{
+	uint32_t lim = e->cfg.reorder_limit, best = 0;
+	bool found = false;
+
+	for (uint32_t i = 0; i < lim; i++) {
+		struct eqt_pkt *p = r->held[i];
+
+		if (p && (!found || before(p->seq, best))) {
+			best = p->seq;
+			found = true;
+		}
+	}
+	if (!found)
+		return;
+	r->expected = best;
+	r->st.reorder_gaps++;
+	drain(e, peer, r, now);
+}
+
+/* Everything held, in order, gaps and all (a new epoch, a flush). */
+static void release_all(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+{
+	while (r->held_n)
+		skip_gap(e, peer, r, now);
+}
+
+static void data_in_order(struct eqds *e, uint32_t peer, struct rx_tunnel *r, struct eqt_pkt *p,
+			  uint32_t seq, uint64_t now)
+{
+	uint32_t lim = e->cfg.reorder_limit;
+
+	p->seq = seq;
+	if (before(seq, r->expected)) {
+		r->st.rx_dup++;
+		eqt_pkt_put(e->pool, p);
+		return;
+	}
+	if (seq == r->expected) {
+		r->expected++;
+		deliver(e, peer, p);
+		drain(e, peer, r, now);
+		return;
+	}
+	/* Out of order.  Beyond what the queue may hold: give up the oldest
+	 * gaps until it fits (best effort, as EQDS is). */
+	while (seq - r->expected >= lim) {
+		if (!r->held_n) {
+			r->expected = seq - lim + 1;
+			r->st.reorder_gaps++;
+			break;
+		}
+		skip_gap(e, peer, r, now);
+		if (seq == r->expected) {
+			r->expected++;
+			deliver(e, peer, p);
+			drain(e, peer, r, now);
+			return;
+		}
+	}
+	struct eqt_pkt **slot = &r->held[seq % lim];
+
+	if (*slot && (*slot)->seq == seq) {
+		r->st.rx_dup++;
+		eqt_pkt_put(e->pool, p);
+		return;
+	}
+	if (*slot) {	/* a stale entry: cannot happen while seq - expected < lim */
+		eqt_pkt_put(e->pool, *slot);
+		r->held_n--;
+	}
+	*slot = p;
+	r->st.rx_ooo++;
+	if (!r->held_n++)
+		r->gap_since = now;
+}
+
+void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+	       uint64_t now)
+{
+	struct rx_tunnel *r = rx_get(e, peer, now);
+	uint32_t seq = h->seq_ack, isn = seq & ~((1u << EPOCH_SHIFT) - 1);
+	bool syn = h->flags & EQ_F_SYN;
+
+	if (!r) {
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		return;
+	}
+	r->last_use_ns = now;
+	if (syn && (!r->est || after(isn, r->isn))) {
+		/* Zero-RTT setup, or the sender started a new epoch: what is
+		 * held of the old one goes up now, gaps and all. */
+		release_all(e, peer, r, now);
+		r->est = true;
+		r->isn = isn;
+		r->expected = isn;
+	} else if (syn && before(isn, r->isn)) {
+		/* An older epoch: tell the sender where we are. */
+		send_ctl(e, peer, EQ_T_RST, 0, r->isn);
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		return;
+	} else if (!r->est) {
+		/* Data of a tunnel we have no state for (we flushed or
+		 * restarted): the sender must start a new epoch. */
+		send_ctl(e, peer, EQ_T_RST, 0, 0);
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		return;
+	}
+	/* Demand: a SYN packet's pull target is relative to our numbering. */
+	uint32_t target = syn ? r->pull_no + h->pull : h->pull;
+
+	if (after(target, r->pull_target))
+		r->pull_target = target;
+	if (h->type == EQ_T_RTS) {
+		int64_t want = (int64_t)(r->pull_target - r->pull_no) * e->cfg.mtu;
+
+		if (want > (int64_t)e->cfg.bdp_bytes)
+			want = e->cfg.bdp_bytes;
+		if (want > r->owed)
+			set_owed(e, r, want);
+		asl_update(e, peer);
+		/* An RTS also answers as a SYN-ACK would. */
+		send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, seq);
+		return;
+	}
+	set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
+	asl_update(e, peer);
+	if (h->type == EQ_T_TRIMMED) {
+		r->st.rx_trimmed++;
+		send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
+		return;
+	}
+	r->st.rx_data++;
+	send_ctl(e, peer, EQ_T_ACK, (h->flags & EQ_F_SYN) | (h->ce ? EQ_F_ECE : 0), seq);
+	data_in_order(e, peer, r, p, seq, now);
+}
+
+uint64_t rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
+{
+	struct rx_tunnel *r = e->rx[peer];
+
+	if (!r || !r->held_n)
+		return EQT_NO_DEADLINE;
+	if (now >= r->gap_since + e->cfg.reorder_ns)
+		skip_gap(e, peer, r, now);
+	return r->held_n ? r->gap_since + e->cfg.reorder_ns : EQT_NO_DEADLINE;
+}
+
+uint64_t rx_pull_pacer(struct eqds *e, uint64_t now)
+{
+	eqt_pacer_update(&e->pull_pacer, now);
+	while (e->asl_head != ASL_NONE) {
+		uint32_t peer = e->asl_head;
+		struct rx_tunnel *r = e->rx[peer];
+
+		if (!eqt_pacer_take(&e->pull_pacer, e->cfg.mtu))
+			return eqt_pacer_when(&e->pull_pacer, e->cfg.mtu);
+		if (!r->turn_left)
+			r->turn_left = e->cfg.policy == EQDS_ASL_WEIGHTED ? r->weight : 1;
+		r->pull_no++;
+		r->turn_left--;
+		r->st.pulls_sent++;
+		set_owed(e, r, r->owed - e->cfg.mtu);
+		send_ctl(e, peer, EQ_T_PULL, 0, r->expected);
+		/* Its turn over (or no longer active): to the back / out. */
+		if (!r->turn_left || r->owed <= 0 || !before(r->pull_no, r->pull_target)) {
+			asl_remove(e, peer);
+			asl_update(e, peer);
+		}
+	}
+	return EQT_NO_DEADLINE;
+}

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * EQDS, the sending side: per-peer edge queues released against credit
+ * from the receiver's PULLs, in-flight packets kept until ACKed, NACKed
+ * packets retransmitted ahead of new data, an RTO, zero-RTT tunnel setup
+ * with epochs, and the wire arbiter (DRR between traffic classes, paced
+ * at the link rate).  docs/eqds.md has the protocol.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "edgeq/ecn.h"
+#include "edgeq/csum.h"
+#include "eqds_int.h"
+
+static uint64_t backlog_bytes(const struct tx_tunnel *t)
+{
+	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+}
+
+static uint32_t backlog_pkts(const struct tx_tunnel *t)
+{
+	return t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
+}
+
+/* A new epoch: after every epoch this peer had (a flush keeps last_isn),
+ * and after `floor` (the receiver's, from an RST). */
+static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
+{
+	uint32_t prev = e->last_isn[peer], isn;
+
+	if (!prev && !floor) {
+		isn = (uint32_t)(eqds_rand(e) << EPOCH_SHIFT);
+	} else {
+		uint32_t base = after(floor, prev) ? floor : prev;
+
+		/* Past every seq the old epoch may have used, with a random step. */
+		isn = ((base >> EPOCH_SHIFT) + (1u << 12) + (eqds_rand(e) & 0xfff)) << EPOCH_SHIFT;
+	}
+	e->last_isn[peer] = isn;
+	t->isn = t->next_seq = t->infl_lo = isn;
+	t->state = EQDS_TX_SYN_SENT;
+	t->hp_known = false;
+	t->st.tx_epoch = isn;
+}
+
+struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now)
+{
+	struct tx_tunnel *t = e->tx[peer];
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->last_use_ns = now;
+	e->tx[peer] = t;
+	return t;
+}
+
+static void infl_drop_all(struct eqds *e, struct tx_tunnel *t, struct eqt_q *into)
+{
+	/* In seq order, so that a resend keeps the order of the first send. */
+	for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
+		struct eqt_pkt **slot = &t->infl[s % INFL_SLOTS];
+
+		if (*slot && (*slot)->seq == s) {
+			if (into)
+				eqt_q_push(into, *slot);
+			else
+				eqt_pkt_put(e->pool, *slot);
+			*slot = NULL;
+		}
+	}
+	t->infl_n = 0;
+	t->infl_bytes = 0;
+	t->infl_lo = t->next_seq;
+}
+
+void tx_free(struct eqds *e, uint32_t peer)
+{
+	struct tx_tunnel *t = e->tx[peer];
+
+	if (!t)
+		return;
+	infl_drop_all(e, t, NULL);
+	eqt_q_drain(&t->q[0], e->pool);
+	eqt_q_drain(&t->q[1], e->pool);
+	eqt_q_drain(&t->rtx, e->pool);
+	free(t);
+	e->tx[peer] = NULL;
+}
+
+static struct eqt_pkt *infl_take(struct tx_tunnel *t, uint32_t seq)
+{
+	struct eqt_pkt **slot = &t->infl[seq % INFL_SLOTS], *p = *slot;
+
+	if (!p || p->seq != seq)
+		return NULL;
+	*slot = NULL;
+	t->infl_n--;
+	t->infl_bytes -= p->len;
+	while (before(t->infl_lo, t->next_seq) && !t->infl[t->infl_lo % INFL_SLOTS])
+		t->infl_lo++;
+	return p;
+}
+
+/* CE-mark the inner packet (ECT only), fixing the IPv4 checksum. */
+static bool mark_ce(struct eqt_pkt *p)
+{
+	uint8_t *ip = p->data + p->l3_off;
+
+	if (p->l3_off + 40u > p->len && p->l3_off + 20u > p->len)
+		return false;
+	if ((ip[0] >> 4) == 4) {
+		uint16_t old, new_, check;
+
+		if ((ip[1] & EQ_ECN_MASK) == EQ_ECN_NOT_ECT)
+			return false;
+		memcpy(&old, ip, 2);
+		ip[1] |= EQ_ECN_CE;
+		memcpy(&new_, ip, 2);
+		memcpy(&check, ip + 10, 2);
+		check = eq_csum_replace2(check, old, new_);
+		memcpy(ip + 10, &check, 2);
+		return true;
+	}
+	if ((ip[0] >> 4) == 6 && p->l3_off + 40u <= p->len) {
+		if (((ip[1] >> 4) & EQ_ECN_MASK) == EQ_ECN_NOT_ECT)
+			return false;
+		ip[1] |= EQ_ECN_CE << 4;
+		return true;
+	}
+	return false;
+}
+
+/* The credit a tunnel starting (or restarting) from idle may spend. */
+static void restart(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint64_t now)
+{
+	/* NDP mode: one BDP unscheduled, unless the receiver said its link
+	 * stays busy (then an RTS, so that our burst does not land on a
+	 * full queue).  RTS mode: always ask first. */
+	if (!e->cfg.rts && now >= t->busy_until) {
+		int64_t c = (int64_t)e->cfg.bdp_bytes - (int64_t)t->infl_bytes;
+
+		if (c > t->credit)
+			t->credit = c;
+	} else {
+		t->rts_due = true;	/* ask at once */
+	}
+}
+
+int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
+{
+	struct tx_tunnel *t = tx_get(e, peer, now);
+	uint32_t n;
+
+	if (!t) {
+		eqt_pkt_put(e->pool, p);
+		return -ENOMEM;
+	}
+	n = backlog_pkts(t);
+	if (n >= e->cfg.edge_limit) {
+		t->st.edge_drops++;
+		eqt_pkt_put(e->pool, p);
+		return -ENOBUFS;
+	}
+	if (n >= e->cfg.edge_ecn && mark_ce(p))
+		t->st.edge_marks++;
+	if (t->state == EQDS_TX_CLOSED) {
+		new_epoch(e, t, peer, 0);
+		restart(e, t, peer, now);
+	} else if (!n && !t->infl_n) {
+		restart(e, t, peer, now);
+	}
+	p->t_ns = now;
+	p->tx_count = 0;
+	eqt_q_push(&t->q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER], p);
+	t->last_use_ns = now;
+	return 0;
+}
+
+static uint32_t pull_target(const struct eqds *e, const struct tx_tunnel *t)
+{
+	uint64_t want = (backlog_bytes(t) + e->cfg.mtu - 1) / e->cfg.mtu;
+
+	if (want > e->bdp_pkts)
+		want = e->bdp_pkts;
+	/* Before the receiver's first answer our highest_pull is not in its
+	 * numbering: a SYN packet's pull target is relative (docs/eqds.md). */
+	return t->hp_known ? t->highest_pull + (uint32_t)want : (uint32_t)want;
+}
+
+static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_pkt *p,
+		     uint64_t now)
+{
+	struct eqds_hdr h = { .type = EQ_T_DATA };
+
+	/* A retransmission keeps its seq, unless it is from an older epoch
+	 * (resent after an RST): then it is numbered afresh. */
+	if (p->tx_count && before(p->seq, t->isn))
+		p->tx_count = 0;
+	if (!p->tx_count)
+		p->seq = t->next_seq++;
+	t->credit -= p->len;
+	h.flags = (t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0) | (p->tx_count ? EQ_F_RTX : 0);
+	if (h.flags & EQ_F_SYN)
+		p->flags |= EQT_PF_SYN;
+	h.seq_ack = p->seq;
+	h.pull = pull_target(e, t);
+	h.aux = p->len;
+	if (p->tx_count)
+		t->st.tx_rtx++;
+	else
+		t->st.tx_data++;
+	p->tx_count++;
+	p->t_ns = now;
+	e->io.send_data(e->io.ctx, peer, p, &h);
+	/* Keep it until ACKed; a slot still taken (more in flight than the
+	 * ring holds) would never be freed: that packet is given up. */
+	struct eqt_pkt **slot = &t->infl[p->seq % INFL_SLOTS];
+
+	if (*slot && *slot != p) {
+		struct eqt_pkt *old = infl_take(t, (*slot)->seq);
+
+		if (old)
+			eqt_pkt_put(e->pool, old);
+	}
+	*slot = p;
+	t->infl_n++;
+	t->infl_bytes += p->len;
+	if (!t->rto_at || t->rto_at > now + e->cfg.rto_ns)
+		t->rto_at = now + e->cfg.rto_ns;
+	t->last_use_ns = now;
+}
+
+static void send_rts(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
+{
+	struct eqds_hdr h = { .type = EQ_T_RTS };
+
+	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
+	h.seq_ack = t->next_seq;
+	h.pull = pull_target(e, t);
+	e->io.send_ctl(e->io.ctx, peer, &h);
+	t->last_rts_ns = now;
+	t->rts_due = false;
+	t->st.rts_sent++;
+}
+
+/* The head of what this tunnel would send next: retransmissions first. */
+static struct eqt_q *head_q(struct tx_tunnel *t, uint32_t cls)
+{
+	if (t->rtx.head)
+		return &t->rtx;
+	return t->q[cls].head ? &t->q[cls] : NULL;
+}
+
+uint64_t tx_arbiter(struct eqds *e, uint64_t now)
+{
+	uint64_t next = EQT_NO_DEADLINE;
+	int idle_rounds = 0;
+
+	eqt_pacer_update(&e->wire_pacer, now);
+	/* DRR between the classes; round robin among peers within a class;
+	 * a tunnel's retransmissions go before its new data in any class. */
+	while (idle_rounds < EQT_NCLS) {
+		uint32_t c = e->cls_turn, sent = 0;
+
+		for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+			uint32_t peer = (e->rr[c] + i) % EQDS_MAX_PEERS;
+			struct tx_tunnel *t = e->tx[peer];
+			struct eqt_q *q;
+
+			if (!t || !(q = head_q(t, c)))
+				continue;
+			if (t->credit < (int64_t)q->head->len)
+				continue;
+			if (e->deficit[c] < (int64_t)q->head->len) {
+				e->deficit[c] += e->cfg.drr_quantum;
+				if (e->deficit[c] < (int64_t)q->head->len)
+					break;	/* next class's turn */
+			}
+			if (!eqt_pacer_take(&e->wire_pacer, q->head->len)) {
+				uint64_t w = eqt_pacer_when(&e->wire_pacer, q->head->len);
+
+				return w < next ? w : next;
+			}
+			e->deficit[c] -= q->head->len;
+			send_one(e, peer, t, eqt_q_pop(q), now);
+			e->rr[c] = (peer + 1) % EQDS_MAX_PEERS;
+			sent = 1;
+			break;
+		}
+		if (sent) {
+			idle_rounds = 0;
+			continue;	/* same class while its deficit lasts */
+		}
+		/* Nothing this class can send: it keeps no deficit (DRR). */
+		e->deficit[c] = 0;
+		e->cls_turn = (c + 1) % EQT_NCLS;
+		idle_rounds++;
+	}
+	return next;
+}
+
+/* A control packet from the receiver of our tunnel to `peer`. */
+void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now)
+{
+	struct tx_tunnel *t = e->tx[peer];
+	struct eqt_pkt *p;
+
+	if (!t || t->state == EQDS_TX_CLOSED)
+		return;
+	if (h->type == EQ_T_RST) {
+		/* The receiver has no state for us (or an older epoch): with
+		 * anything left to deliver, start a new epoch past its own and
+		 * resend what was in flight. */
+		if (!backlog_pkts(t) && !t->infl_n) {
+			t->state = EQDS_TX_CLOSED;
+			return;
+		}
+		struct eqt_q resend = {};
+
+		infl_drop_all(e, t, &resend);
+		while ((p = eqt_q_pop(&t->rtx)))
+			eqt_q_push(&resend, p);
+		t->rtx = resend;
+		new_epoch(e, t, peer, h->seq_ack);
+		t->credit = 0;
+		restart(e, t, peer, now);
+		return;
+	}
+	/* Anything else acknowledging this epoch ends SYN_SENT. */
+	if (before(h->seq_ack, t->isn))
+		return;		/* about an older epoch */
+	t->last_ctl_ns = now;
+	t->busy_until = now + h->aux;
+	if (!t->hp_known) {
+		/* First word from the receiver in this epoch: adopt its pull
+		 * numbering.  A PULL still grants its one MTU. */
+		t->highest_pull = h->pull - (h->type == EQ_T_PULL ? 1 : 0);
+		t->hp_known = true;
+	}
+	if (t->state == EQDS_TX_SYN_SENT)
+		t->state = EQDS_TX_ESTABLISHED;
+	if (after(h->pull, t->highest_pull)) {
+		t->credit += (int64_t)(h->pull - t->highest_pull) * e->cfg.mtu;
+		t->highest_pull = h->pull;
+		/* Credit beyond one BDP cannot be the loop's: pulls answering
+		 * packets we thought lost (RTO) would otherwise pile up. */
+		if (t->credit > (int64_t)e->cfg.bdp_bytes + e->cfg.mtu)
+			t->credit = (int64_t)e->cfg.bdp_bytes + e->cfg.mtu;
+	}
+	switch (h->type) {
+	case EQ_T_ACK:
+		if ((p = infl_take(t, h->seq_ack)))
+			eqt_pkt_put(e->pool, p);
+		break;
+	case EQ_T_NACK:
+		/* Trimmed: it left the network as a header, so its credit is
+		 * gone; the receiver's pulls pay for the retransmission. */
+		if ((p = infl_take(t, h->seq_ack))) {
+			eqt_q_push(&t->rtx, p);
+			t->st.rx_nacks++;
+		}
+		break;
+	case EQ_T_PULL:
+		/* The cumulative ack repairs lost ACKs. */
+		while (before(t->infl_lo, h->seq_ack) && before(t->infl_lo, t->next_seq)) {
+			p = infl_take(t, t->infl_lo);
+			if (p)
+				eqt_pkt_put(e->pool, p);
+			else
+				t->infl_lo++;
+		}
+		break;
+	}
+	t->last_use_ns = now;
+}
+
+uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
+{
+	struct tx_tunnel *t = e->tx[peer];
+	uint64_t next = EQT_NO_DEADLINE;
+	struct eqt_q *q;
+
+	if (!t)
+		return next;
+	if (t->infl_n && t->rto_at && now >= t->rto_at) {
+		/* Everything sent more than an RTO ago left the network without
+		 * a word: its credit comes back and it goes again first. */
+		uint64_t oldest = EQT_NO_DEADLINE;
+
+		for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
+			struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
+
+			if (!p || p->seq != s)
+				continue;
+			if (p->t_ns + e->cfg.rto_ns <= now) {
+				infl_take(t, s);
+				t->credit += p->len;
+				eqt_q_push(&t->rtx, p);
+				t->st.rto_fired++;
+			} else if (p->t_ns < oldest) {
+				oldest = p->t_ns;
+			}
+		}
+		t->rto_at = oldest == EQT_NO_DEADLINE ? 0 : oldest + e->cfg.rto_ns;
+	}
+	if (!t->infl_n)
+		t->rto_at = 0;	/* nothing left to time out */
+	if (t->rto_at)
+		next = t->rto_at;
+	/* Data waiting, not enough credit, and nothing heard for an RTO (or
+	 * RTS mode with nothing in flight): ask the receiver to pull. */
+	q = head_q(t, 0) ? head_q(t, 0) : head_q(t, 1);
+	if (q && t->credit < (int64_t)q->head->len) {
+		uint64_t quiet = t->last_ctl_ns > t->last_rts_ns ? t->last_ctl_ns : t->last_rts_ns;
+
+		if (t->rts_due || now >= quiet + e->cfg.rto_ns) {
+			send_rts(e, peer, t, now);
+			quiet = now;
+		}
+		if (quiet + e->cfg.rto_ns < next)
+			next = quiet + e->cfg.rto_ns;
+	}
+	return next;
+}
