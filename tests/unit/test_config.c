@@ -14,6 +14,7 @@
  */
 #include "testlib.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@
 
 #define NAME	"t.conf"
 #define ERRLEN	512
-#define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer)"
+#define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, " \
+	"eqds_mode, asl, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
+	"rto_us, drr_quantum)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)
@@ -252,6 +255,104 @@ static void eq_cfg_parse__defaults(void **state)
 	assert_int_equal(cfg.bpf.tc_priority, 0);
 	assert_int_equal(cfg.bpf.netns_ino, 0);
 	eq_cfg_free(&cfg);
+}
+
+
+/* ---- the EQDS and agent directives ------------------------------------------ */
+
+static void eq_cfg_parse__eqds_defaults(void **state)
+{
+	struct eq_cfg cfg;
+
+	parse_ok("local 10.0.0.1\n", &cfg);
+	assert_int_equal(cfg.bpf.scheme, EQ_SCHEME_NONE);
+	assert_int_equal(cfg.bpf.on_agent_down, EQ_DOWN_TUNNEL);
+	assert_int_equal(cfg.bpf.agent_dead_ns, 200000000ULL);
+	assert_int_equal(cfg.bpf.eqds.bdp_bytes, 0);	/* 0: derived from the link rate */
+	assert_int_equal(cfg.bpf.eqds.rts, 0);
+	assert_int_equal(cfg.bpf.eqds.edge_limit, 100);
+	assert_int_equal(cfg.bpf.eqds.edge_ecn, 30);
+	assert_int_equal(cfg.bpf.eqds.reorder_limit, 128);
+	assert_int_equal(cfg.bpf.eqds.reorder_ns, 2000000ULL);
+	assert_int_equal(cfg.bpf.eqds.rto_ns, 2000000ULL);
+	assert_int_equal(cfg.bpf.eqds.policy, 0);
+	assert_int_equal(cfg.bpf.eqds.drr_quantum, 3000);
+	/* The loader fills these in. */
+	assert_int_equal(cfg.bpf.agent_ifindex, 0);
+	assert_int_equal(cfg.bpf.agent_peer_ifindex, 0);
+	eq_cfg_free(&cfg);
+}
+
+static void eq_cfg_parse__eqds_keywords(void **state)
+{
+	static const struct { const char *line; size_t off; __u32 want; } cases[] = {
+		{ "scheme eqds", offsetof(struct eq_config, scheme), EQ_SCHEME_EQDS },
+		{ "scheme none", offsetof(struct eq_config, scheme), EQ_SCHEME_NONE },
+		{ "on_agent_down pass", offsetof(struct eq_config, on_agent_down), EQ_DOWN_PASS },
+		{ "on_agent_down drop", offsetof(struct eq_config, on_agent_down), EQ_DOWN_DROP },
+		{ "on_agent_down tunnel", offsetof(struct eq_config, on_agent_down), EQ_DOWN_TUNNEL },
+		{ "eqds_mode rts", offsetof(struct eq_config, eqds.rts), 1 },
+		{ "eqds_mode trim", offsetof(struct eq_config, eqds.rts), 0 },
+		{ "asl weighted", offsetof(struct eq_config, eqds.policy), 1 },
+		{ "asl fifo", offsetof(struct eq_config, eqds.policy), 0 },
+		{ "bdp 30000", offsetof(struct eq_config, eqds.bdp_bytes), 30000 },
+		{ "edge_queue 500", offsetof(struct eq_config, eqds.edge_limit), 500 },
+		{ "edge_ecn 1", offsetof(struct eq_config, eqds.edge_ecn), 1 },
+		{ "reorder_queue 4096", offsetof(struct eq_config, eqds.reorder_limit), 4096 },
+		{ "drr_quantum 64", offsetof(struct eq_config, eqds.drr_quantum), 64 },
+	};
+	char text[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eq_cfg cfg;
+		__u32 got;
+
+		/* The opposite value first, so that the line has to change it. */
+		snprintf(text, sizeof(text), "local 10.0.0.1\nscheme eqds\non_agent_down drop\n"
+			 "eqds_mode rts\nasl weighted\n%s\n", cases[i].line);
+		parse_ok(text, &cfg);
+		memcpy(&got, (char *)&cfg.bpf + cases[i].off, sizeof(got));
+		if (got != cases[i].want)
+			fail_msg("'%s': got %u, wanted %u", cases[i].line, got, cases[i].want);
+		eq_cfg_free(&cfg);
+	}
+}
+
+static void eq_cfg_parse__eqds_times_scaled(void **state)
+{
+	struct eq_cfg cfg;
+
+	parse_ok("local 10.0.0.1\nagent_dead_ms 10\nreorder_timeout_us 250\nrto_us 10000000\n", &cfg);
+	assert_int_equal(cfg.bpf.agent_dead_ns, 10000000ULL);
+	assert_int_equal(cfg.bpf.eqds.reorder_ns, 250000ULL);
+	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000000ULL);
+	eq_cfg_free(&cfg);
+}
+
+static void eq_cfg_parse__eqds_errors(void **state)
+{
+	parse_err("local 10.0.0.1\nscheme homa\n", NAME ":2: scheme 'homa': use none or eqds");
+	parse_err("local 10.0.0.1\nscheme\n", NAME ":2: usage: scheme none|eqds");
+	parse_err("local 10.0.0.1\non_agent_down ignore\n",
+		  NAME ":2: on_agent_down 'ignore': use tunnel, pass or drop");
+	parse_err("local 10.0.0.1\neqds_mode trimming\n", NAME ":2: eqds_mode 'trimming': use trim or rts");
+	parse_err("local 10.0.0.1\nasl wfq\n", NAME ":2: asl 'wfq': use fifo or weighted");
+	/* Bounds, just outside each end, and junk. */
+	parse_err("local 10.0.0.1\nagent_dead_ms 9\n", NAME ":2: usage: agent_dead_ms N, 10-60000 milliseconds");
+	parse_err("local 10.0.0.1\nagent_dead_ms 60001\n", NAME ":2: usage: agent_dead_ms N, 10-60000 milliseconds");
+	parse_err("local 10.0.0.1\nbdp 1499\n", NAME ":2: usage: bdp N, 1500-16777216 bytes");
+	parse_err("local 10.0.0.1\nedge_queue 0\n", NAME ":2: usage: edge_queue N, 1-8192 packets");
+	parse_err("local 10.0.0.1\nedge_ecn 0\n", NAME ":2: usage: edge_ecn N, 1-8192 packets");
+	parse_err("local 10.0.0.1\nreorder_queue 4097\n", NAME ":2: usage: reorder_queue N, 1-4096 packets");
+	parse_err("local 10.0.0.1\nrto_us 5us\n", NAME ":2: usage: rto_us N, 10-10000000 microseconds");
+	parse_err("local 10.0.0.1\ndrr_quantum -1\n", NAME ":2: usage: drr_quantum N, 64-1048576 bytes");
+	parse_err("local 10.0.0.1\nreorder_timeout_us 1 2\n",
+		  NAME ":2: usage: reorder_timeout_us N, 10-10000000 microseconds");
+	/* Whole-file checks. */
+	parse_err("local 10.0.0.1\nedge_queue 20\n",
+		  NAME ": edge_ecn 30 is above edge_queue 20: nothing would ever be marked");
+	parse_err("local 10.0.0.1\nmtu 9000\nbdp 8000\n",
+		  NAME ": bdp 8000 is below the mtu 9000: not one packet could be pulled");
 }
 
 /* Parsing starts from a clean slate, whatever the struct held. */
@@ -1084,6 +1185,10 @@ int main(void)
 		cmocka_unit_test(eq_cfg_load__missing_file),
 		cmocka_unit_test(eq_cfg_load__directory_is_read_error),
 		cmocka_unit_test(eq_cfg_free__resets_and_is_idempotent),
+		cmocka_unit_test(eq_cfg_parse__eqds_defaults),
+		cmocka_unit_test(eq_cfg_parse__eqds_keywords),
+		cmocka_unit_test(eq_cfg_parse__eqds_times_scaled),
+		cmocka_unit_test(eq_cfg_parse__eqds_errors),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

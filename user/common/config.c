@@ -79,12 +79,77 @@ static int add_peer(struct eq_cfg *cfg, const struct eq_cfg_peer *p)
 	return 0;
 }
 
+/* The numeric EQDS directives: name, bounds, unit, where the value goes. */
+enum num_dst { N_DEAD_MS, N_BDP, N_EDGE, N_EDGE_ECN, N_REORDER, N_REORDER_US, N_RTO_US, N_QUANTUM };
+
+static const struct num_directive {
+	const char	*name;
+	unsigned long	min, max;
+	const char	*unit;
+	enum num_dst	dst;
+} numbers[] = {
+	{ "agent_dead_ms",	10, 60000,	"milliseconds",	N_DEAD_MS },
+	{ "bdp",		1500, 16777216,	"bytes",	N_BDP },
+	{ "edge_queue",		1, 8192,	"packets",	N_EDGE },
+	{ "edge_ecn",		1, 8192,	"packets",	N_EDGE_ECN },
+	{ "reorder_queue",	1, 4096,	"packets",	N_REORDER },
+	{ "reorder_timeout_us",	10, 10000000,	"microseconds",	N_REORDER_US },
+	{ "rto_us",		10, 10000000,	"microseconds",	N_RTO_US },
+	{ "drr_quantum",	64, 1048576,	"bytes",	N_QUANTUM },
+};
+#define N_NUMBERS (sizeof(numbers) / sizeof(numbers[0]))
+
+static const char *number_names(void)
+{
+	return "agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, rto_us, drr_quantum";
+}
+
+static const char *number_usage(const char *name)
+{
+	static char buf[160];
+
+	for (size_t i = 0; i < N_NUMBERS; i++)
+		if (!strcmp(numbers[i].name, name)) {
+			snprintf(buf, sizeof(buf), "usage: %s N, %lu-%lu %s", name, numbers[i].min,
+				 numbers[i].max, numbers[i].unit);
+			return buf;
+		}
+	return "bad value";
+}
+
+/* -ENOENT: not a numeric directive; -EINVAL: bad usage or value. */
+static int parse_number(struct eq_config *b, char **w, int nw)
+{
+	const struct num_directive *d = NULL;
+	unsigned long v;
+
+	for (size_t i = 0; i < N_NUMBERS; i++)
+		if (!strcmp(numbers[i].name, w[0]))
+			d = &numbers[i];
+	if (!d)
+		return -ENOENT;
+	if (nw != 2 || parse_uint(w[1], d->min, d->max, &v))
+		return -EINVAL;
+	switch (d->dst) {
+	case N_DEAD_MS:		b->agent_dead_ns = v * 1000000ULL; break;
+	case N_BDP:		b->eqds.bdp_bytes = (__u32)v; break;
+	case N_EDGE:		b->eqds.edge_limit = (__u32)v; break;
+	case N_EDGE_ECN:	b->eqds.edge_ecn = (__u32)v; break;
+	case N_REORDER:		b->eqds.reorder_limit = (__u32)v; break;
+	case N_REORDER_US:	b->eqds.reorder_ns = v * 1000ULL; break;
+	case N_RTO_US:		b->eqds.rto_ns = v * 1000ULL; break;
+	case N_QUANTUM:		b->eqds.drr_quantum = (__u32)v; break;
+	}
+	return 0;
+}
+
 /* One directive; words[0] is the keyword. */
 static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, int ln,
 		      char *err, size_t errlen)
 {
 	struct eq_config *b = &cfg->bpf;
 	unsigned long v;
+	int rc;
 
 #define WANT(n, usage) do { if (nw != (n)) return fail(err, errlen, name, ln, "usage: %s", usage); } while (0)
 	if (!strcmp(w[0], "local")) {
@@ -150,8 +215,39 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 				return fail(err, errlen, name, ln, "prefix '%s' is configured twice", w[1]);
 		if (add_peer(cfg, &p))
 			return fail(err, errlen, name, ln, "out of memory");
+	} else if (!strcmp(w[0], "scheme")) {
+		WANT(2, "scheme none|eqds");
+		if (!strcmp(w[1], "none"))
+			b->scheme = EQ_SCHEME_NONE;
+		else if (!strcmp(w[1], "eqds"))
+			b->scheme = EQ_SCHEME_EQDS;
+		else
+			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[1]);
+	} else if (!strcmp(w[0], "on_agent_down")) {
+		WANT(2, "on_agent_down tunnel|pass|drop");
+		if (!strcmp(w[1], "tunnel"))
+			b->on_agent_down = EQ_DOWN_TUNNEL;
+		else if (!strcmp(w[1], "pass"))
+			b->on_agent_down = EQ_DOWN_PASS;
+		else if (!strcmp(w[1], "drop"))
+			b->on_agent_down = EQ_DOWN_DROP;
+		else
+			return fail(err, errlen, name, ln, "on_agent_down '%s': use tunnel, pass or drop", w[1]);
+	} else if (!strcmp(w[0], "eqds_mode")) {
+		WANT(2, "eqds_mode trim|rts");
+		if (strcmp(w[1], "trim") && strcmp(w[1], "rts"))
+			return fail(err, errlen, name, ln, "eqds_mode '%s': use trim or rts", w[1]);
+		b->eqds.rts = !strcmp(w[1], "rts");
+	} else if (!strcmp(w[0], "asl")) {
+		WANT(2, "asl fifo|weighted");
+		if (strcmp(w[1], "fifo") && strcmp(w[1], "weighted"))
+			return fail(err, errlen, name, ln, "asl '%s': use fifo or weighted", w[1]);
+		b->eqds.policy = !strcmp(w[1], "weighted");
+	} else if ((rc = parse_number(b, w, nw)) != -ENOENT) {
+		if (rc)
+			return fail(err, errlen, name, ln, "%s", number_usage(w[0]));
 	} else {
-		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer)", w[0]);
+		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, %s)", w[0], number_names());
 	}
 #undef WANT
 	return 0;
@@ -164,6 +260,12 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 
 	if (!(b->flags & (EQ_CFG_HAS_V4 | EQ_CFG_HAS_V6)))
 		return fail(err, errlen, name, 0, "no 'local' address: say which underlay address this host sends from");
+	if (b->eqds.edge_ecn > b->eqds.edge_limit)
+		return fail(err, errlen, name, 0, "edge_ecn %u is above edge_queue %u: nothing would ever be marked",
+			    b->eqds.edge_ecn, b->eqds.edge_limit);
+	if (b->mtu && b->eqds.bdp_bytes && b->eqds.bdp_bytes < b->mtu)
+		return fail(err, errlen, name, 0, "bdp %u is below the mtu %u: not one packet could be pulled",
+			    b->eqds.bdp_bytes, b->mtu);
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		const struct eq_cfg_peer *p = &cfg->peers[i];
 		bool v4 = eq_addr_is_v4(&p->via);
@@ -185,6 +287,15 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.port = EQ_DEFAULT_PORT;
 	cfg->bpf.entropy = EQ_ENTROPY_FLOW;
 	cfg->bpf.link_rate_bps = 10000000000ULL;
+	/* EQDS defaults, written out so that the pinned config shows them
+	 * (bdp stays 0: the agent derives it from the link rate). */
+	cfg->bpf.agent_dead_ns = 200 * 1000000ULL;
+	cfg->bpf.eqds.edge_limit = 100;
+	cfg->bpf.eqds.edge_ecn = 30;
+	cfg->bpf.eqds.reorder_limit = 128;
+	cfg->bpf.eqds.reorder_ns = 2000 * 1000ULL;
+	cfg->bpf.eqds.rto_ns = 2000 * 1000ULL;
+	cfg->bpf.eqds.drr_quantum = 3000;
 	if (!copy)
 		return fail(err, errlen, name, 0, "out of memory");
 	/* strsep, not strtok: keeps empty lines so line numbers stay right. */

@@ -10,6 +10,15 @@
  *   entropy flow|packet        UDP source port per flow or per packet
  *   node_id 1                  sender id; default: from the first local address
  *   peer PREFIX via ADDR       carry traffic to PREFIX to underlay ADDR
+ *
+ * and, for the agent (docs/agent.md, docs/eqds.md):
+ *
+ *   scheme none|eqds           who carries the tunnel's data
+ *   on_agent_down tunnel|pass|drop
+ *   agent_dead_ms 200          heartbeat age at which the agent is down
+ *   eqds_mode trim|rts  asl fifo|weighted  bdp BYTES  edge_queue 100
+ *   edge_ecn 30  reorder_queue 128  reorder_timeout_us 2000  rto_us 2000
+ *   drr_quantum 3000
  */
 #ifndef EDGEQ_CONFIG_H
 #define EDGEQ_CONFIG_H
