@@ -8,6 +8,7 @@
 #ifndef EDGEQ_MAPS_BPF_H
 #define EDGEQ_MAPS_BPF_H
 
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "edgeq/maps.h"
@@ -54,6 +55,42 @@ struct {
 	__type(key, __u32);
 	__type(value, struct eq_stats);
 } eq_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, EQ_XSK_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} eq_xsks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct eq_agent);
+} eq_agent SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__type(key, __u32);
+	__type(value, struct eq_agent_peer);
+} eq_agent_peers SEC(".maps");
+
+/* The agent is alive while its heartbeat is younger than agent_dead_ns.
+ * A heartbeat written by another CPU after our clock read looks like the
+ * future: the signed difference keeps that alive. */
+static __always_inline bool eq_agent_alive(const struct eq_config *cfg)
+{
+	__u32 zero = 0;
+	struct eq_agent *ag = bpf_map_lookup_elem(&eq_agent, &zero);
+	__u64 hb;
+
+	if (!ag || !(ag->flags & EQ_AGENT_READY))
+		return false;
+	hb = ag->heartbeat_ns;
+	return hb && (__s64)(bpf_ktime_get_ns() - hb) < (__s64)cfg->agent_dead_ns;
+}
 
 /* Map an IPv4 address (network order) to ::ffff:a.b.c.d. */
 static __always_inline void eq_addr_from_v4(struct eq_addr *a, __be32 v4)

@@ -8,6 +8,10 @@
  * still works) and writes outer IP, UDP and the edgeq DATA header in one
  * store.  The Ethernet header stays: overlay prefixes route out of this
  * interface through the same next hop as the peer's underlay address.
+ *
+ * With `scheme eqds` and a live agent the encapsulated packet is redirected
+ * to the internal veth, where the agent picks it up (docs/agent.md); with
+ * the agent down, on_agent_down decides.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -202,6 +206,7 @@ int tc_egress(struct __sk_buff *skb)
 	struct eq_stats *st = bpf_map_lookup_elem(&eq_stats, &zero);
 	struct inner_info in = {};
 	struct eq_prefix_val *pv;
+	struct eq_peer_stats *ps;
 	struct eq_peer *peer;
 
 	if (!cfg || !st)
@@ -230,7 +235,27 @@ int tc_egress(struct __sk_buff *skb)
 		st->tx_err_peer++;
 		return TC_ACT_SHOT;
 	}
-	return encap(skb, cfg, peer, bpf_map_lookup_elem(&eq_peer_stats, &pv->peer), &in, st);
+	ps = bpf_map_lookup_elem(&eq_peer_stats, &pv->peer);
+	if (cfg->scheme == EQ_SCHEME_EQDS) {
+		if (eq_agent_alive(cfg)) {
+			int rc = encap(skb, cfg, peer, ps, &in, st);
+
+			if (rc != TC_ACT_OK)
+				return rc;
+			/* Out of eqa, whose missing offloads make the kernel
+			 * segment and checksum, into eqb and the agent. */
+			st->tx_to_agent++;
+			return bpf_redirect(cfg->agent_ifindex, 0);
+		}
+		st->tx_agent_down++;
+		if (cfg->on_agent_down == EQ_DOWN_PASS)
+			return TC_ACT_OK;
+		if (cfg->on_agent_down == EQ_DOWN_DROP)
+			return TC_ACT_SHOT;
+		/* EQ_DOWN_TUNNEL: as without an agent.  frame_len stays 0, which
+		 * tells the peer's XDP to deliver it without its agent. */
+	}
+	return encap(skb, cfg, peer, ps, &in, st);
 
 malformed:
 	st->tx_err_malformed++;

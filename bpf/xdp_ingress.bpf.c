@@ -6,8 +6,10 @@
  * reason in eq_stats.  DATA from a known peer is decapsulated in place
  * (RFC 6040 ECN combination included) and passed to the stack.
  *
- * Control and trimmed packets have no consumer until the agent exists
- * (issue 4): they are counted and dropped.
+ * With `scheme eqds` and a live agent, edgeq packets meant for the agent
+ * (for_agent()) go to its AF_XDP socket through eq_xsks.  Otherwise DATA is
+ * decapsulated here, and control and trimmed packets, which only an agent
+ * can use, are counted and dropped.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,6 +51,18 @@ static __always_inline bool addr16_eq(const void *a, const void *b)
 	__builtin_memcpy(&b0, b, 8);
 	__builtin_memcpy(&b1, b + 8, 8);
 	return a0 == b0 && a1 == b1;
+}
+
+/* What the agent takes: control packets, and DATA (whole or trimmed) that
+ * a peer's agent sent, which says its frame length.  DATA with frame_len 0
+ * was encapsulated by a TC without an agent (scheme none, or its agent is
+ * down and on_agent_down is tunnel): nobody waits for its ACK, so it is
+ * delivered here. */
+static __always_inline bool for_agent(const struct eq_hdr *eq)
+{
+	__u8 t = eq_type(eq);
+
+	return (t != EQ_T_DATA && t != EQ_T_TRIMMED) || eq->data.frame_len != 0;
 }
 
 enum verdict { NOT_OURS, OURS, BAD_LEN, BAD_FRAG, BAD_CSUM };
@@ -240,6 +254,20 @@ int xdp_ingress(struct xdp_md *ctx)
 	if (!peer || !(peer->flags & EQ_PEER_USED)) {
 		st->rx_drop_peer++;
 		return XDP_DROP;
+	}
+
+	if (cfg->scheme == EQ_SCHEME_EQDS && for_agent(eq)) {
+		__u32 key = EQ_XSK_WIRE;
+
+		/* The agent's socket is bound to queue 0 only (docs/agent.md). */
+		if (eq_agent_alive(cfg) && ctx->rx_queue_index == 0 &&
+		    bpf_map_lookup_elem(&eq_xsks, &key)) {
+			st->rx_to_agent++;
+			return bpf_redirect_map(&eq_xsks, key, XDP_DROP);
+		}
+		/* Agent down, or this queue has no socket: DATA is still
+		 * delivered below, the rest counted and dropped. */
+		st->rx_agent_err++;
 	}
 
 	switch (eq_type(eq)) {

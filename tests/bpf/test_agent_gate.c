@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The gate between the BPF datapath and the agent (scheme eqds), through
+ * BPF_PROG_TEST_RUN:
+ *  - tc_egress: agent alive -> encapsulate and redirect to eqa; agent down
+ *    (stale or zero heartbeat, READY clear) -> on_agent_down (tunnel, pass,
+ *    drop), each counted; scheme none ignores the agent.
+ *  - xdp_ingress: agent alive with its socket in eq_xsks[0] -> control and
+ *    agent-sent DATA are redirected; DATA a TC sent without an agent
+ *    (frame_len 0) is decapsulated here; agent down or no socket -> DATA
+ *    still delivered, control counted and dropped; bad packets are dropped
+ *    before the gate.
+ *  - xdp_agent: into eq_xsks[1] when the socket is there, counted drop when
+ *    not, non-IP passed.
+ * A real AF_XDP socket (copy mode, bound to lo of a network namespace of
+ * the test's own, no program) fills the XSKMAP: the programs look the
+ * entry up before redirecting.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/xsk.h>
+
+#include "tc_egress.skel.h"
+#include "xdp_ingress.skel.h"
+#include "xdp_agent.skel.h"
+#include "pkt.h"
+
+#define DEAD_NS		(200 * 1000000ULL)
+#define UMEM_FRAMES	64
+#define FRAME		2048
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- an AF_XDP socket to put into eq_xsks ---- */
+
+struct lo_xsk {
+	void			*area;
+	struct xsk_umem		*umem;
+	struct xsk_socket	*xsk;
+	struct xsk_ring_prod	fill, tx;
+	struct xsk_ring_cons	comp, rx;
+};
+
+static int lo_xsk_open(struct lo_xsk *x)
+{
+	struct xsk_socket_config cfg = {
+		.rx_size = 64, .tx_size = 64,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_COPY,
+	};
+	struct xsk_umem_config ucfg = {
+		.fill_size = 64, .comp_size = 64, .frame_size = FRAME,
+	};
+	int e;
+
+	memset(x, 0, sizeof(*x));
+	x->area = mmap(NULL, UMEM_FRAMES * FRAME, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (x->area == MAP_FAILED)
+		return -errno;
+	e = xsk_umem__create(&x->umem, x->area, UMEM_FRAMES * FRAME, &x->fill, &x->comp, &ucfg);
+	if (!e)
+		e = xsk_socket__create(&x->xsk, "lo", 0, x->umem, &x->rx, &x->tx, &cfg);
+	return e;
+}
+
+static void lo_xsk_close(struct lo_xsk *x)
+{
+	if (x->xsk)
+		xsk_socket__delete(x->xsk);
+	if (x->umem)
+		xsk_umem__delete(x->umem);
+	if (x->area && x->area != MAP_FAILED)
+		munmap(x->area, UMEM_FRAMES * FRAME);
+}
+
+/* ---- fixture: the three programs, each with its own maps ---- */
+
+struct fx {
+	struct tc_egress	*tc;
+	struct xdp_ingress	*xdp;
+	struct xdp_agent	*agent;
+	struct pkt_maps		mtc, mxdp, magent;
+	struct pkt_result	r;
+	uint8_t			in[PKT_MAX], inner[PKT_MAX];
+	size_t			in_len, inner_len;
+};
+
+static void set_eqds(const struct pkt_maps *m, uint32_t on_down, uint32_t scheme)
+{
+	struct eq_config c;
+
+	assert_int_equal(pkt_get_config(m, &c), 0);
+	c.scheme = scheme;
+	c.on_agent_down = on_down;
+	c.agent_dead_ns = DEAD_NS;
+	c.agent_ifindex = 4242;
+	c.agent_peer_ifindex = 4243;
+	assert_int_equal(pkt_set_config(m, &c), 0);
+}
+
+/* The agent's heartbeat `age` ns ago (0: never), with or without READY. */
+static void set_agent(int agent_map_fd, uint64_t age, bool ready)
+{
+	uint32_t zero = 0;
+	struct eq_agent ag = {
+		.heartbeat_ns = age == UINT64_MAX ? 0 : mono_ns() - age,
+		.pid = 1, .flags = ready ? EQ_AGENT_READY : 0,
+	};
+
+	assert_int_equal(bpf_map_update_elem(agent_map_fd, &zero, &ag, 0), 0);
+}
+
+#define ALIVE		0
+#define NEVER		UINT64_MAX
+
+/* One socket for the whole run: a closed socket releases its queue
+ * asynchronously, so a new bind right after would find it busy. */
+static struct lo_xsk sock;
+static bool have_sock;
+
+static void put_sock(struct fx *fx, int xsks_fd, uint32_t key)
+{
+	int fd = have_sock ? xsk_socket__fd(sock.xsk) : -1;
+
+	assert_true(have_sock);
+	assert_int_equal(bpf_map_update_elem(xsks_fd, &key, &fd, 0), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	fx->tc = tc_egress__open_and_load();
+	fx->xdp = xdp_ingress__open_and_load();
+	fx->agent = xdp_agent__open_and_load();
+	if (!fx->tc || !fx->xdp || !fx->agent) {
+		fprintf(stderr, "# loading the programs: %s\n", strerror(errno));
+		return -1;
+	}
+	fx->mtc = PKT_MAPS(fx->tc);
+	fx->mxdp = PKT_MAPS(fx->xdp);
+	fx->magent = PKT_MAPS(fx->agent);
+	*state = fx;
+	/* A sends to B (TC on A); B receives from A (XDP on B). */
+	if (pkt_setup_host(&fx->mtc, &pkt_host_a, &pkt_host_b, AF_INET) ||
+	    pkt_setup_host(&fx->mxdp, &pkt_host_b, &pkt_host_a, AF_INET) ||
+	    pkt_setup_host(&fx->magent, &pkt_host_a, &pkt_host_b, AF_INET))
+		return -1;
+	set_eqds(&fx->mtc, EQ_DOWN_TUNNEL, EQ_SCHEME_EQDS);
+	set_eqds(&fx->mxdp, EQ_DOWN_TUNNEL, EQ_SCHEME_EQDS);
+	set_eqds(&fx->magent, EQ_DOWN_TUNNEL, EQ_SCHEME_EQDS);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	if (!fx)
+		return 0;
+	tc_egress__destroy(fx->tc);
+	xdp_ingress__destroy(fx->xdp);
+	xdp_agent__destroy(fx->agent);
+	free(fx);
+	return 0;
+}
+
+static void expect_stats(const struct pkt_maps *m, const struct eq_stats *want)
+{
+	struct eq_stats got;
+
+	assert_int_equal(pkt_read_stats(m, &got), 0);
+	assert_int_equal(pkt_stats_diff(&got, want), 0);
+}
+
+/* ---- TC egress ---- */
+
+/* A TCP packet from A's overlay address to B's: a peer prefix hit. */
+static uint32_t tc_send(struct fx *fx)
+{
+	struct pkt_spec s;
+
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	assert_true(fx->in_len > 0);
+	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	return fx->r.retval;
+}
+
+static bool out_is_encapsulated(const struct fx *fx)
+{
+	return fx->r.len == fx->in_len + EQ_OVERHEAD_V4 &&
+	       !memcmp(fx->r.out + PKT_ETH_LEN + EQ_OVERHEAD_V4, fx->in + PKT_ETH_LEN,
+		       fx->in_len - PKT_ETH_LEN);
+}
+
+static void tc__alive_agent_gets_encapsulated_packet(void **state)
+{
+	struct fx *fx = *state;
+
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	assert_true(out_is_encapsulated(fx));
+	/* Stamped by TC: the agent adds frame_len. */
+	const struct eq_hdr *eq = (const void *)(fx->r.out + PKT_ETH_LEN + EQ_OVERHEAD_V4 - EQ_HDR_LEN);
+
+	assert_int_equal(eq_type(eq), EQ_T_DATA);
+	assert_int_equal(eq->data.frame_len, 0);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_to_agent = 1 });
+}
+
+static void tc__heartbeat_age_decides(void **state)
+{
+	struct fx *fx = *state;
+	int fd = bpf_map__fd(fx->tc->maps.eq_agent);
+
+	/* Just inside agent_dead_ns: alive.  Just past it: down. */
+	set_agent(fd, DEAD_NS - 20 * 1000000ULL, true);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	set_agent(fd, DEAD_NS + 1000000ULL, true);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	assert_true(out_is_encapsulated(fx));
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 2, .tx_to_agent = 1,
+						    .tx_agent_down = 1 });
+}
+
+static void tc__future_heartbeat_is_alive(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t zero = 0;
+	/* Written by the agent on another CPU after TC read the clock. */
+	struct eq_agent ag = { .heartbeat_ns = mono_ns() + 5000000ULL, .pid = 1,
+			       .flags = EQ_AGENT_READY };
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(fx->tc->maps.eq_agent), &zero, &ag, 0), 0);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+}
+
+static void tc__not_ready_or_never_beaten_is_down(void **state)
+{
+	struct fx *fx = *state;
+	int fd = bpf_map__fd(fx->tc->maps.eq_agent);
+
+	set_agent(fd, ALIVE, false);	/* stopped cleanly: READY cleared */
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	set_agent(fd, NEVER, true);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	/* No agent ever: the map entry is all zero. */
+	struct eq_agent zero_ag = {};
+	uint32_t zero = 0;
+
+	assert_int_equal(bpf_map_update_elem(fd, &zero, &zero_ag, 0), 0);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 3, .tx_agent_down = 3 });
+}
+
+static void tc__down_pass_sends_unencapsulated(void **state)
+{
+	struct fx *fx = *state;
+
+	set_eqds(&fx->mtc, EQ_DOWN_PASS, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	assert_int_equal(fx->r.len, fx->in_len);
+	assert_memory_equal(fx->r.out, fx->in, fx->in_len);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_agent_down = 1 });
+}
+
+static void tc__down_drop_drops(void **state)
+{
+	struct fx *fx = *state;
+
+	set_eqds(&fx->mtc, EQ_DOWN_DROP, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send(fx), TC_ACT_SHOT);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_agent_down = 1 });
+}
+
+static void tc__scheme_none_ignores_agent(void **state)
+{
+	struct fx *fx = *state;
+
+	set_eqds(&fx->mtc, EQ_DOWN_DROP, EQ_SCHEME_NONE);
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	assert_true(out_is_encapsulated(fx));
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), NEVER, false);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 2 });
+}
+
+static void tc__miss_untouched_whatever_the_agent(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_spec s;
+
+	set_eqds(&fx->mtc, EQ_DOWN_DROP, EQ_SCHEME_EQDS);
+	pkt_spec_init(&s, AF_INET, IPPROTO_UDP, &pkt_host_a, &pkt_host_b);
+	s.dst = pkt_addr("198.51.100.7");	/* no peer prefix */
+	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	assert_int_equal(fx->r.retval, TC_ACT_OK);
+	assert_memory_equal(fx->r.out, fx->in, fx->in_len);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_miss = 1 });
+}
+
+/* ---- XDP ingress ---- */
+
+/* An edgeq packet from A to B of `type`; frame_len for DATA/TRIMMED. */
+static uint32_t xdp_recv(struct fx *fx, uint8_t type, uint32_t frame_len)
+{
+	struct pkt_spec s;
+	struct pkt_encap e;
+
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	fx->inner_len = pkt_build_ip(fx->inner, sizeof(fx->inner), &s);
+	pkt_encap_init(&e, AF_INET, &pkt_host_a, &pkt_host_b, fx->inner,
+		       type == EQ_T_DATA ? fx->inner_len : 0);
+	e.eq.ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, type);
+	if (type == EQ_T_DATA || type == EQ_T_TRIMMED)
+		e.eq.data.frame_len = htonl(frame_len);
+	else
+		e.eq.ctl.pull_no = htonl(7);
+	fx->in_len = pkt_build_encap(fx->in, sizeof(fx->in), &e).len;
+	assert_true(fx->in_len > 0);
+	assert_int_equal(pkt_run(bpf_program__fd(fx->xdp->progs.xdp_ingress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	return fx->r.retval;
+}
+
+static void xdp_alive(struct fx *fx, bool with_sock)
+{
+	set_agent(bpf_map__fd(fx->xdp->maps.eq_agent), ALIVE, true);
+	if (with_sock)
+		put_sock(fx, bpf_map__fd(fx->xdp->maps.eq_xsks), EQ_XSK_WIRE);
+}
+
+static void xdp__alive_agent_gets_control_and_agent_data(void **state)
+{
+	struct fx *fx = *state;
+
+	xdp_alive(fx, true);
+	assert_int_equal(xdp_recv(fx, EQ_T_PULL, 0), XDP_REDIRECT);
+	assert_int_equal(xdp_recv(fx, EQ_T_ACK, 0), XDP_REDIRECT);
+	assert_int_equal(xdp_recv(fx, EQ_T_RST, 0), XDP_REDIRECT);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_REDIRECT);
+	assert_int_equal(xdp_recv(fx, EQ_T_TRIMMED, 1500), XDP_REDIRECT);
+	/* Handed over as received: the agent parses it itself. */
+	assert_int_equal(fx->r.len, fx->in_len);
+	assert_memory_equal(fx->r.out, fx->in, fx->in_len);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_to_agent = 5 });
+}
+
+static void xdp__agentless_data_decapsulated_here(void **state)
+{
+	struct fx *fx = *state;
+
+	xdp_alive(fx, true);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 0), XDP_PASS);
+	assert_int_equal(fx->r.len, PKT_ETH_LEN + fx->inner_len);
+	assert_memory_equal(fx->r.out + PKT_ETH_LEN, fx->inner, fx->inner_len);
+	/* A trimmed header nobody can NACK: dropped, counted. */
+	assert_int_equal(xdp_recv(fx, EQ_T_TRIMMED, 0), XDP_DROP);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_trimmed = 1 });
+}
+
+static void xdp__no_socket_data_delivered_control_dropped(void **state)
+{
+	struct fx *fx = *state;
+
+	xdp_alive(fx, false);	/* heartbeat fresh, socket gone: just died */
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_PASS);
+	assert_memory_equal(fx->r.out + PKT_ETH_LEN, fx->inner, fx->inner_len);
+	assert_int_equal(xdp_recv(fx, EQ_T_PULL, 0), XDP_DROP);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_ctrl = 1, .rx_agent_err = 2 });
+}
+
+static void xdp__agent_down_socket_left_not_used(void **state)
+{
+	struct fx *fx = *state;
+
+	xdp_alive(fx, true);
+	set_agent(bpf_map__fd(fx->xdp->maps.eq_agent), DEAD_NS * 2, true);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_PASS);
+	assert_int_equal(xdp_recv(fx, EQ_T_NACK, 0), XDP_DROP);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_ctrl = 1, .rx_agent_err = 2 });
+}
+
+static void xdp__scheme_none_never_redirects(void **state)
+{
+	struct fx *fx = *state;
+
+	set_eqds(&fx->mxdp, EQ_DOWN_TUNNEL, EQ_SCHEME_NONE);
+	xdp_alive(fx, true);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_PASS);
+	assert_int_equal(xdp_recv(fx, EQ_T_PULL, 0), XDP_DROP);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_ctrl = 1 });
+}
+
+static void xdp__bad_packets_dropped_before_the_agent(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+
+	xdp_alive(fx, true);
+	/* From an address that is no peer. */
+	pkt_encap_init(&e, AF_INET, &pkt_host_a, &pkt_host_b, NULL, 0);
+	e.eq.ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_PULL);
+	e.src = pkt_addr("203.0.113.9");
+	fx->in_len = pkt_build_encap(fx->in, sizeof(fx->in), &e).len;
+	assert_int_equal(pkt_run(bpf_program__fd(fx->xdp->progs.xdp_ingress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	assert_int_equal(fx->r.retval, XDP_DROP);
+	/* An unknown version. */
+	pkt_encap_init(&e, AF_INET, &pkt_host_a, &pkt_host_b, NULL, 0);
+	e.eq.ver_type = eq_mk_ver_type(EQ_WIRE_VERSION + 1, EQ_T_PULL);
+	fx->in_len = pkt_build_encap(fx->in, sizeof(fx->in), &e).len;
+	assert_int_equal(pkt_run(bpf_program__fd(fx->xdp->progs.xdp_ingress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	assert_int_equal(fx->r.retval, XDP_DROP);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_drop_peer = 1, .rx_drop_version = 1 });
+}
+
+/* ---- xdp_agent on eqb ---- */
+
+static uint32_t agent_run(struct fx *fx, bool arp)
+{
+	struct pkt_spec s;
+
+	if (arp) {
+		fx->in_len = pkt_build_arp(fx->in, sizeof(fx->in));
+	} else {
+		pkt_spec_init(&s, AF_INET, IPPROTO_UDP, &pkt_host_a, &pkt_host_b);
+		fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	}
+	assert_int_equal(pkt_run(bpf_program__fd(fx->agent->progs.xdp_agent), fx->in, fx->in_len,
+				 &fx->r), 0);
+	return fx->r.retval;
+}
+
+static void agent__to_socket_or_counted_drop(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_int_equal(agent_run(fx, false), XDP_DROP);
+	put_sock(fx, bpf_map__fd(fx->agent->maps.eq_xsks), EQ_XSK_AGENT);
+	assert_int_equal(agent_run(fx, false), XDP_REDIRECT);
+	assert_int_equal(agent_run(fx, false), XDP_REDIRECT);
+	expect_stats(&fx->magent, &(struct eq_stats){ .agent_rx = 2, .agent_rx_err = 1 });
+}
+
+static void agent__wire_slot_is_not_the_agent_slot(void **state)
+{
+	struct fx *fx = *state;
+
+	/* A socket in the wire slot must not take eqb's frames. */
+	put_sock(fx, bpf_map__fd(fx->agent->maps.eq_xsks), EQ_XSK_WIRE);
+	assert_int_equal(agent_run(fx, false), XDP_DROP);
+	expect_stats(&fx->magent, &(struct eq_stats){ .agent_rx_err = 1 });
+}
+
+static void agent__non_ip_passes(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_int_equal(agent_run(fx, true), XDP_PASS);
+	expect_stats(&fx->magent, &(struct eq_stats){ 0 });
+}
+
+int main(void)
+{
+	/* A network namespace of our own: its lo has no other AF_XDP user. */
+	if (unshare(CLONE_NEWNET))
+		fprintf(stderr, "# unshare(CLONE_NEWNET): %s\n", strerror(errno));
+	int e = lo_xsk_open(&sock), rc;
+
+	have_sock = !e;
+	if (e)
+		fprintf(stderr, "# AF_XDP socket on lo: %s\n", strerror(-e));
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(tc__alive_agent_gets_encapsulated_packet),
+		T(tc__heartbeat_age_decides),
+		T(tc__future_heartbeat_is_alive),
+		T(tc__not_ready_or_never_beaten_is_down),
+		T(tc__down_pass_sends_unencapsulated),
+		T(tc__down_drop_drops),
+		T(tc__scheme_none_ignores_agent),
+		T(tc__miss_untouched_whatever_the_agent),
+		T(xdp__alive_agent_gets_control_and_agent_data),
+		T(xdp__agentless_data_decapsulated_here),
+		T(xdp__no_socket_data_delivered_control_dropped),
+		T(xdp__agent_down_socket_left_not_used),
+		T(xdp__scheme_none_never_redirects),
+		T(xdp__bad_packets_dropped_before_the_agent),
+		T(agent__to_socket_or_counted_drop),
+		T(agent__wire_slot_is_not_the_agent_slot),
+		T(agent__non_ip_passes),
+	};
+
+	rc = cmocka_run_group_tests_name("agent_gate", tests, NULL, NULL);
+	lo_xsk_close(&sock);
+	return rc;
+}
