@@ -111,6 +111,13 @@ static int teardown(const char *dir, const char *ifname, int ifindex)
 			eq_prefix_foreach(&m, undo_route, &r);
 		eq_maps_close(&m);
 	}
+	/* The agent first: it holds sockets on both interfaces. */
+	if ((err = eq_agent_stop(dir))) {
+		eq_err("%s: the agent would not stop", ifname);
+		rc = err;
+	}
+	if (ifindex)
+		eq_agent_veth_delete(ifindex);	/* also when a crash left it unrecorded */
 	if (ifindex) {
 		if (xdp_fd >= 0 && (err = eq_xdp_detach(ifindex, xdp_fd, &cfg))) {
 			eq_err("%s: cannot detach XDP: %s", ifname, strerror(-err));
@@ -135,6 +142,12 @@ static int teardown(const char *dir, const char *ifname, int ifindex)
 	if (!rc && (err = eq_pins_remove(dir))) {
 		eq_err("cannot remove pins under %s: %s", dir, strerror(-err));
 		rc = err;
+	}
+	if (!rc) {
+		char log[600];
+
+		eq_agent_log_path(dir, log, sizeof(log));
+		unlink(log);
 	}
 	return rc;
 }
@@ -249,6 +262,23 @@ static int check_mtus(const struct eq_cfg *cfg, unsigned int mtu, const char *if
 	return 0;
 }
 
+/* Strict reverse-path filtering in conf/all overrides eqa's 0 and drops
+ * what the agent delivers (its sources route out of the wire interface). */
+static void warn_rp_filter(const char *ifname)
+{
+	char v = '0';
+	int fd = open("/proc/sys/net/ipv4/conf/all/rp_filter", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &v, 1) != 1)
+			v = '0';
+		close(fd);
+	}
+	if (v == '1')
+		eq_info("%s: net.ipv4.conf.all.rp_filter is 1 (strict): IPv4 the agent delivers will "
+			"be dropped; set it to 0 or 2", ifname);
+}
+
 static const char *xdp_mode_name(const struct eq_config *c)
 {
 	return c->xdp_mode == EQ_XDP_NATIVE ? "native" : c->xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
@@ -333,6 +363,14 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 	}
 	if ((rc = eq_config_write(&m, b)))
 		goto map_fail;
+	if (b->scheme == EQ_SCHEME_EQDS) {
+		rc = eq_agent_veth_create(ifindex, b->mtu, b, &m, tc->obj, dir, err, sizeof(err));
+		if (rc) {
+			eq_err("%s: %s", o->ifname, err);
+			goto fail;
+		}
+		warn_rp_filter(o->ifname);
+	}
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		struct eq_prefix_val v;
 
@@ -348,11 +386,29 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 			goto fail;
 		}
 	}
+	if (b->scheme == EQ_SCHEME_EQDS && !o->no_agent) {
+		rc = eq_agent_start(o->ifname, dir, err, sizeof(err));
+		if (rc) {
+			eq_err("%s: %s", o->ifname, err);
+			goto fail;
+		}
+	}
 	eq_info("attached to %s: TC egress, XDP %s%s; %zu peer prefix%s; state pinned at %s",
 		o->ifname, xdp_mode_name(b),
 		(b->flags & EQ_CFG_XDP_MULTIPROG) ? " (libxdp dispatcher)" :
 		" (alone: libxdp's dispatcher is not available here)",
 		cfg->npeers, cfg->npeers == 1 ? "" : "es", dir);
+	if (b->scheme == EQ_SCHEME_EQDS) {
+		char a[IF_NAMESIZE], bn[IF_NAMESIZE], log[600];
+
+		eq_agent_veth_names(ifindex, a, bn);
+		eq_agent_log_path(dir, log, sizeof(log));
+		if (o->no_agent)
+			eq_info("scheme eqds through %s/%s; no agent started (--no-agent): run "
+				"'edgeqd --iface %s' or 'edgeq agent start %s'", a, bn, o->ifname, o->ifname);
+		else
+			eq_info("scheme eqds through %s/%s; agent edgeqd running, log %s", a, bn, log);
+	}
 	eq_maps_close(&m);
 	xdp_ingress__destroy(xdp);
 	tc_egress__destroy(tc);

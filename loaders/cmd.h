@@ -13,8 +13,10 @@ struct eq_opts {
 	const char *config;
 	const char *netns;
 	const char *xdp_mode;	/* auto, native, generic */
+	const char *peer;	/* flush --peer ADDR */
 	bool json;
 	bool verbose;
+	bool no_agent;		/* attach --no-agent: run edgeqd by hand */
 };
 
 #define EQ_TC_HANDLE	0xe9	/* our TC filter: handle and priority */
@@ -49,12 +51,37 @@ int eq_tc_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
 bool eq_tc_is_ours(int ifindex, int prog_fd, const struct eq_config *cfg);
 __u32 eq_prog_id(int prog_fd);
 
+/* routes.c: run ip(8) with argv, stdout and stderr into out.  Exit status, or -errno. */
+int eq_run_ip(char *const argv[], char *out, size_t outlen);
+
+/* agent_veth.c: the internal veth eqa<ifindex>/eqb<ifindex> of scheme eqds,
+ * with xdp_agent on eqb sharing the maps of maps_from.  Records both
+ * ifindexes in cfg and the pinned config (m) as soon as they exist. */
+#include <net/if.h>
+void eq_agent_veth_names(int ifindex, char a[IF_NAMESIZE], char b[IF_NAMESIZE]);
+int eq_agent_veth_create(int ifindex, unsigned int mtu, struct eq_config *cfg,
+			 const struct eq_maps *m, struct bpf_object *maps_from, const char *dir,
+			 char *err, size_t len);
+void eq_agent_veth_delete(int ifindex);
+
+/* agent_proc.c: the agent process of the attachment pinned at dir. */
+#define EQ_RUN_DIR	"/run/edgeq"
+void eq_agent_log_path(const char *dir, char *buf, size_t len);
+int eq_agent_start(const char *ifname, const char *dir, char *err, size_t len);
+int eq_agent_stop(const char *dir);
+int eq_agent_flush(const char *dir, __u32 slot, char *err, size_t len);
+/* Alive: ready, heartbeat within agent_dead_ns, and the pid is an edgeqd. */
+bool eq_agent_state(const char *dir, const struct eq_config *cfg, struct eq_agent *ag,
+		    __u64 *age_ns);
+
 /* Subcommands: exit status. */
 int cmd_attach(const struct eq_opts *o);
 int cmd_detach(const struct eq_opts *o);
 int cmd_status(const struct eq_opts *o);
 int cmd_peer(const struct eq_opts *o, int argc, char **argv);
 int cmd_features(void);
+int cmd_agent(const struct eq_opts *o, const char *action);
+int cmd_flush(const struct eq_opts *o);
 
 /* features.c: print what the kernel lacks; the number missing. */
 int eq_check_features(bool list);

@@ -59,8 +59,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: edgeq [--netns NAME] [-v] COMMAND ...\n"
-		"  attach IFACE --config FILE [--xdp-mode auto|native|generic]\n"
+		"  attach IFACE --config FILE [--xdp-mode auto|native|generic] [--no-agent]\n"
 		"  detach IFACE\n"
+		"  agent start|stop IFACE   the agent of a 'scheme eqds' attachment\n"
+		"  flush IFACE [--peer ADDR]  drop the agent's tunnel state (all, or one peer)\n"
 		"  status [IFACE] [--json]\n"
 		"  peer add PREFIX via ADDR dev IFACE\n"
 		"  peer del PREFIX dev IFACE\n"
@@ -87,6 +89,10 @@ int main(int argc, char **argv)
 			o.verbose = verbose = true;
 		} else if (!strcmp(a, "--json")) {
 			o.json = true;
+		} else if (!strcmp(a, "--no-agent")) {
+			o.no_agent = true;
+		} else if (!strcmp(a, "--peer") && i + 1 < argc) {
+			o.peer = argv[++i];
 		} else if ((!strcmp(a, "--netns") || !strcmp(a, "--config") || !strcmp(a, "--xdp-mode")) &&
 			   i + 1 < argc) {
 			const char **dst = a[2] == 'n' ? &o.netns : a[2] == 'c' ? &o.config : &o.xdp_mode;
@@ -121,6 +127,14 @@ int main(int argc, char **argv)
 		if (npos > 1)
 			o.ifname = pos[1];
 		return cmd_status(&o);
+	}
+	if (!strcmp(cmd, "agent") && npos == 3) {
+		o.ifname = pos[2];
+		return cmd_agent(&o, pos[1]);
+	}
+	if (!strcmp(cmd, "flush") && npos == 2) {
+		o.ifname = pos[1];
+		return cmd_flush(&o);
 	}
 	if ((!strcmp(cmd, "attach") || !strcmp(cmd, "detach")) && npos == 2) {
 		o.ifname = pos[1];

@@ -29,7 +29,7 @@
 extern char **environ;
 
 /* Run ip with argv; capture stdout (and stderr) into out.  Exit status, or -errno. */
-static int run_ip(char *const argv[], char *out, size_t outlen)
+int eq_run_ip(char *const argv[], char *out, size_t outlen)
 {
 	posix_spawn_file_actions_t fa;
 	int pfd[2], status;
@@ -88,7 +88,7 @@ static int existing_route(const struct eq_prefix_key *k, const char *pfx, char *
 {
 	char *argv[] = { "ip", (char *)family(k), "route", "show", "exact", (char *)pfx,
 			 "table", "main", NULL };
-	int rc = run_ip(argv, line, len);
+	int rc = eq_run_ip(argv, line, len);
 
 	return rc == 0 && line[0] ? 1 : 0;
 }
@@ -140,7 +140,7 @@ int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned i
 		argv[a++] = "mtu";
 		argv[a++] = mtu;
 		argv[a] = NULL;
-		if (run_ip(argv, out, sizeof(out))) {
+		if (eq_run_ip(argv, out, sizeof(out))) {
 			snprintf(err, errlen, "cannot set mtu %s on the route to %s: %s", mtu, pfx, out);
 			return -EIO;
 		}
@@ -152,7 +152,7 @@ int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned i
 	char *get[] = { "ip", (char *)family(k), "route", "get", addr, NULL };
 	const char *via = NULL, *dev = NULL;
 
-	if (run_ip(get, out, sizeof(out))) {
+	if (eq_run_ip(get, out, sizeof(out))) {
 		snprintf(err, errlen, "no route to peer prefix %s: %s", pfx, out);
 		return -ENETUNREACH;
 	}
@@ -188,7 +188,7 @@ int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned i
 	argv[a++] = "proto";
 	argv[a++] = EQ_RT_PROTO;
 	argv[a] = NULL;
-	if (run_ip(argv, out, sizeof(out))) {
+	if (eq_run_ip(argv, out, sizeof(out))) {
 		snprintf(err, errlen, "cannot add a route with mtu %s for %s: %s", mtu, pfx, out);
 		return -EIO;
 	}
@@ -207,7 +207,7 @@ void eq_route_undo(const char *ifname, const struct eq_prefix_key *k, __u32 flag
 		char *del[] = { "ip", (char *)family(k), "route", "del", pfx, "dev", (char *)ifname,
 				"proto", EQ_RT_PROTO, NULL };
 
-		run_ip(del, out, sizeof(out));
+		eq_run_ip(del, out, sizeof(out));
 	}
 	if ((flags & EQ_PFX_ROUTE_MTU) && existing_route(k, pfx, out, sizeof(out))) {
 		n = words(out, w, MAX_ARGS);
@@ -223,7 +223,7 @@ void eq_route_undo(const char *ifname, const struct eq_prefix_key *k, __u32 flag
 			argv[a++] = w[i];
 		}
 		argv[a] = NULL;
-		run_ip(argv, out, sizeof(out));
+		eq_run_ip(argv, out, sizeof(out));
 	}
 }
 
@@ -233,6 +233,6 @@ void eq_route_flush_ours(const char *ifname)
 	char *v4[] = { "ip", "-4", "route", "flush", "dev", (char *)ifname, "proto", EQ_RT_PROTO, NULL };
 	char *v6[] = { "ip", "-6", "route", "flush", "dev", (char *)ifname, "proto", EQ_RT_PROTO, NULL };
 
-	run_ip(v4, out, sizeof(out));
-	run_ip(v6, out, sizeof(out));
+	eq_run_ip(v4, out, sizeof(out));
+	eq_run_ip(v6, out, sizeof(out));
 }

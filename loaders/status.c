@@ -22,7 +22,47 @@ struct view {
 	const struct eq_maps *m;
 	bool json;
 	bool first;
+	int agent_peers;	/* eq_agent_peers, or -1 */
 };
+
+/* The agent's view of a peer slot, when the attachment has one. */
+static void show_agent_peer(const struct view *vw, __u32 slot)
+{
+	struct eq_agent_peer a = {};
+
+	if (vw->agent_peers < 0 || bpf_map_lookup_elem(vw->agent_peers, &slot, &a))
+		return;
+	if (vw->json) {
+		printf(",\"agent\":{\"credit\":%lld,\"tx_state\":%u,\"backlog_pkts\":%u,"
+		       "\"inflight_bytes\":%llu,\"tx_data\":%llu,\"tx_rtx\":%llu,\"rx_nacks\":%llu,"
+		       "\"rto_fired\":%llu,\"edge_drops\":%llu,\"edge_marks\":%llu,\"rts_sent\":%llu,"
+		       "\"rx_data\":%llu,\"rx_trimmed\":%llu,\"rx_dup\":%llu,\"rx_ooo\":%llu,"
+		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u}",
+		       (long long)a.credit, a.tx_state, a.backlog_pkts,
+		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
+		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
+		       (unsigned long long)a.rto_fired, (unsigned long long)a.edge_drops,
+		       (unsigned long long)a.edge_marks, (unsigned long long)a.rts_sent,
+		       (unsigned long long)a.rx_data, (unsigned long long)a.rx_trimmed,
+		       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
+		       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent,
+		       a.pull_no, a.rx_expected);
+		return;
+	}
+	static const char *const states[] = { "closed", "syn-sent", "established" };
+
+	printf("      agent: tunnel %s, credit %lld B, backlog %u pkts, in flight %llu B; sent %llu "
+	       "(%llu retransmitted, %llu NACKs, %llu RTOs, %llu RTS), edge drops %llu marks %llu; "
+	       "received %llu (%llu trimmed, %llu dup, %llu out of order, %llu gaps), pulls %llu\n",
+	       a.tx_state < 3 ? states[a.tx_state] : "?", (long long)a.credit, a.backlog_pkts,
+	       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
+	       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
+	       (unsigned long long)a.rto_fired, (unsigned long long)a.rts_sent,
+	       (unsigned long long)a.edge_drops, (unsigned long long)a.edge_marks,
+	       (unsigned long long)a.rx_data, (unsigned long long)a.rx_trimmed,
+	       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
+	       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent);
+}
 
 static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
 {
@@ -38,18 +78,21 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 	if (vw->json) {
 		printf("%s{\"prefix\":\"%s\",\"via\":\"%s\",\"slot\":%u,\"tx_packets\":%llu,"
 		       "\"tx_bytes\":%llu,\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_ce\":%llu,"
-		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"credit\":%lld,\"route\":\"%s\"}",
+		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"credit\":%lld,\"route\":\"%s\"",
 		       vw->first ? "" : ",", pfx, via, v->peer,
 		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
 		       (unsigned long long)c.rx_ce, p.tx_seq, p.rx_seq_next, (long long)p.credit,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
+		show_agent_peer(vw, v->peer);
+		printf("}");
 	} else {
 		printf("    %-24s %-18s %10llu %12llu %10llu %12llu %6llu  %s\n", pfx, via,
 		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
 		       (unsigned long long)c.rx_ce,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
+		show_agent_peer(vw, v->peer);
 	}
 	vw->first = false;
 	return 0;
@@ -103,18 +146,36 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	const char *mode = c.xdp_mode == EQ_XDP_NATIVE ? "native" : c.xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
 	const char *xdp_how = (c.flags & EQ_CFG_XDP_MULTIPROG) ? "libxdp dispatcher" :
 			      "alone (libxdp dispatcher not available)";
-	struct view vw = { &m, json, true };
+	struct view vw = { &m, json, true, -1 };
+	static const char *const downs[] = { "tunnel", "pass", "drop" };
+	const char *down = c.on_agent_down < 3 ? downs[c.on_agent_down] : "?";
+	struct eq_agent ag = {};
+	__u64 age = 0;
+	bool eqds = c.scheme == EQ_SCHEME_EQDS;
+	bool alive = eqds && eq_agent_state(dir, &c, &ag, &age);
+	char path[600];
+
+	if (eqds && !eq_path(path, sizeof(path), dir, EQ_MAP_AGENT_PEERS))
+		vw.agent_peers = bpf_obj_get(path);
 
 	if (json) {
 		printf("%s{\"ifname\":\"%s\",\"pin_dir\":\"%s\",\"ifindex\":%u,\"netns_ino\":%llu,"
 		       "\"in_this_netns\":%s,\"tc_attached\":%s,\"xdp_attached\":%s,\"xdp_mode\":\"%s\","
 		       "\"xdp_multiprog\":%s,\"created_clsact\":%s,\"local4\":\"%s\",\"local6\":\"%s\","
-		       "\"port\":%u,\"mtu\":%u,\"link_rate_bps\":%llu,\"entropy\":\"%s\",\"node_id\":%u,"
-		       "\"peers\":[", first ? "" : ",", ifname, dir, c.ifindex,
+		       "\"port\":%u,\"mtu\":%u,\"link_rate_bps\":%llu,\"entropy\":\"%s\",\"node_id\":%u,",
+		       first ? "" : ",", ifname, dir, c.ifindex,
 		       (unsigned long long)c.netns_ino, here ? "true" : "false", tc ? "true" : "false",
 		       xdp ? "true" : "false", mode, (c.flags & EQ_CFG_XDP_MULTIPROG) ? "true" : "false",
 		       (c.flags & EQ_CFG_CREATED_CLSACT) ? "true" : "false", l4, l6, c.port, c.mtu,
 		       (unsigned long long)c.link_rate_bps, c.entropy ? "packet" : "flow", c.node_id);
+		printf("\"scheme\":\"%s\",", eqds ? "eqds" : "none");
+		if (eqds)
+			printf("\"agent_pid\":%u,\"agent_alive\":%s,\"agent_heartbeat_age_ms\":%.1f,"
+			       "\"agent_xsk_mode\":\"%s\",\"on_agent_down\":\"%s\",\"agent_ifindex\":%u,"
+			       "\"agent_peer_ifindex\":%u,", alive ? ag.pid : 0, alive ? "true" : "false",
+			       age / 1e6, ag.xsk_mode == 2 ? "zero-copy" : ag.xsk_mode == 1 ? "copy" : "none",
+			       down, c.agent_ifindex, c.agent_peer_ifindex);
+		printf("\"peers\":[");
 		eq_prefix_foreach(&m, show_prefix, &vw);
 		printf("],\"stats\":{");
 		for (size_t i = 0; i < eq_stat_count; i++)
@@ -132,6 +193,14 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			       mode, xdp ? "on" : "MISSING", xdp_how);
 		printf("  tunnel   local %s %s, udp port %u, wire mtu %u, link %.2f Gbit/s, entropy per %s, node id %u\n",
 		       l4, l6, c.port, c.mtu, c.link_rate_bps / 1e9, c.entropy ? "packet" : "flow", c.node_id);
+		if (eqds && alive)
+			printf("  agent    edgeqd pid %u, alive (heartbeat %.0f ms ago), wire socket %s; "
+			       "if it stops: %s\n", ag.pid, age / 1e6,
+			       ag.xsk_mode == 2 ? "zero-copy" : "copy mode", down);
+		else if (eqds)
+			printf("  agent    DOWN (%s): peer traffic follows on_agent_down %s; "
+			       "'edgeq agent start %s'\n", ag.pid ? "heartbeat stale" : "not running",
+			       down, ifname);
 		printf("  peers\n    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", "prefix", "via", "tx pkts",
 		       "tx bytes", "rx pkts", "rx bytes", "rx CE", "route");
 		eq_prefix_foreach(&m, show_prefix, &vw);
@@ -142,6 +211,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			if (eq_stat_get(&s, i))
 				printf("    %-18s %llu\n", eq_stat_names[i], (unsigned long long)eq_stat_get(&s, i));
 	}
+	if (vw.agent_peers >= 0)
+		close(vw.agent_peers);
 	eq_maps_close(&m);
 	return 0;
 }

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The internal veth of `scheme eqds` (docs/agent.md): eqa<ifindex> is where
+ * TC egress redirects encapsulated packets and where the agent's delivered
+ * packets enter the stack; eqb<ifindex> is the agent's end, with xdp_agent
+ * feeding its AF_XDP socket.
+ *
+ * eqa has no scatter-gather, TSO, GSO or checksum offload: the kernel then
+ * segments and checksums every packet as it leaves eqa, so the agent only
+ * ever sees complete frames of at most the wire MTU, which it can send
+ * with AF_XDP as they are.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cmd.h"
+#include "xdp_agent.skel.h"
+
+void eq_agent_veth_names(int ifindex, char a[IF_NAMESIZE], char b[IF_NAMESIZE])
+{
+	snprintf(a, IF_NAMESIZE, "eqa%d", ifindex);
+	snprintf(b, IF_NAMESIZE, "eqb%d", ifindex);
+}
+
+static int ethtool_off(int fd, const char *ifname, __u32 cmd)
+{
+	struct ethtool_value v = { .cmd = cmd, .data = 0 };
+	struct ifreq ifr = {};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&v;
+	return ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
+}
+
+static int offloads_off(const char *ifname)
+{
+	/* SG first: TSO and GSO depend on it and go with it. */
+	static const __u32 cmds[] = { ETHTOOL_SSG, ETHTOOL_STSO, ETHTOOL_SGSO, ETHTOOL_STXCSUM };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]) && !rc; i++)
+		rc = ethtool_off(fd, ifname, cmds[i]);
+	close(fd);
+	return rc;
+}
+
+static int write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int ip(char *err, size_t len, const char *what, char *const argv[])
+{
+	char out[512];
+	int rc = eq_run_ip(argv, out, sizeof(out));
+
+	if (rc) {
+		out[strcspn(out, "\n")] = '\0';
+		snprintf(err, len, "%s: %s", what, rc < 0 ? "cannot run ip (install iproute2)" : out);
+		return -EIO;
+	}
+	return 0;
+}
+
+void eq_agent_veth_delete(int ifindex)
+{
+	char a[IF_NAMESIZE], b[IF_NAMESIZE], out[256];
+
+	eq_agent_veth_names(ifindex, a, b);
+	if (!if_nametoindex(a))
+		return;
+	/* Deleting one end deletes both, and the XDP program on eqb with it. */
+	eq_run_ip((char *[]){ "ip", "link", "del", a, NULL }, out, sizeof(out));
+}
+
+static int attach_xdp_agent(int ifindex, struct bpf_object *maps_from, const char *dir,
+			    char *err, size_t len)
+{
+	struct xdp_agent *skel = xdp_agent__open();
+	struct bpf_map *map;
+	char path[512];
+	int rc;
+
+	if (!skel) {
+		snprintf(err, len, "cannot open xdp_agent: %s", strerror(errno));
+		return -errno;
+	}
+	bpf_object__for_each_map(map, skel->obj) {
+		struct bpf_map *src = bpf_object__find_map_by_name(maps_from, bpf_map__name(map));
+
+		if (!src || (rc = bpf_map__reuse_fd(map, bpf_map__fd(src)))) {
+			snprintf(err, len, "xdp_agent cannot share map %s", bpf_map__name(map));
+			xdp_agent__destroy(skel);
+			return -EINVAL;
+		}
+	}
+	rc = xdp_agent__load(skel);
+	if (rc) {
+		snprintf(err, len, "cannot load xdp_agent: %s", strerror(-rc));
+		goto out;
+	}
+	/* veth does native XDP; generic is the fallback (MTU too big for a page). */
+	rc = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.xdp_agent), XDP_FLAGS_DRV_MODE, NULL);
+	if (rc)
+		rc = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.xdp_agent),
+				    XDP_FLAGS_SKB_MODE, NULL);
+	if (rc) {
+		snprintf(err, len, "cannot attach xdp_agent: %s", strerror(-rc));
+		goto out;
+	}
+	if (!eq_path(path, sizeof(path), dir, EQ_PIN_PROG_AGENT))
+		rc = bpf_program__pin(skel->progs.xdp_agent, path);
+	if (rc)
+		snprintf(err, len, "cannot pin xdp_agent: %s", strerror(-rc));
+out:
+	xdp_agent__destroy(skel);	/* the attachment and the pin keep it */
+	return rc;
+}
+
+int eq_agent_veth_create(int ifindex, unsigned int mtu, struct eq_config *cfg,
+			 const struct eq_maps *m, struct bpf_object *maps_from, const char *dir,
+			 char *err, size_t len)
+{
+	char a[IF_NAMESIZE], b[IF_NAMESIZE], mtus[16], path[128];
+	int rc;
+
+	eq_agent_veth_names(ifindex, a, b);
+	eq_agent_veth_delete(ifindex);	/* left by a crash: ours by its name */
+	snprintf(mtus, sizeof(mtus), "%u", mtu);
+	rc = ip(err, len, "cannot create the internal veth",
+		(char *[]){ "ip", "link", "add", a, "mtu", mtus, "type", "veth", "peer", "name", b,
+			    "mtu", mtus, NULL });
+	if (rc)
+		return rc;
+	cfg->agent_ifindex = if_nametoindex(a);
+	cfg->agent_peer_ifindex = if_nametoindex(b);
+	if (!cfg->agent_ifindex || !cfg->agent_peer_ifindex) {
+		snprintf(err, len, "the internal veth %s/%s vanished", a, b);
+		return -ENODEV;
+	}
+	if ((rc = eq_config_write(m, cfg))) {
+		snprintf(err, len, "cannot record the internal veth: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = offloads_off(a))) {
+		snprintf(err, len, "cannot turn the offloads of %s off: %s", a, strerror(-rc));
+		return rc;
+	}
+	/* No link-local addresses: nothing but our frames on the pair.  eqa
+	 * receives packets whose source routes out of the wire interface,
+	 * which strict reverse-path filtering would drop. */
+	if ((rc = ip(err, len, "cannot configure the internal veth",
+		     (char *[]){ "ip", "link", "set", a, "addrgenmode", "none", NULL })) ||
+	    (rc = ip(err, len, "cannot configure the internal veth",
+		     (char *[]){ "ip", "link", "set", b, "addrgenmode", "none", NULL })))
+		return rc;
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/rp_filter", a);
+	if ((rc = write_sysctl(path, "0"))) {
+		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if ((rc = attach_xdp_agent((int)cfg->agent_peer_ifindex, maps_from, dir, err, len)))
+		return rc;
+	if ((rc = ip(err, len, "cannot bring the internal veth up",
+		     (char *[]){ "ip", "link", "set", b, "up", NULL })) ||
+	    (rc = ip(err, len, "cannot bring the internal veth up",
+		     (char *[]){ "ip", "link", "set", a, "up", NULL })))
+		return rc;
+	return 0;
+}
