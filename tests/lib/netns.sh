@@ -43,11 +43,18 @@ tb_down() {
 	tb_stop
 	if ip netns list | grep -qw "$TB_A"; then eq_a detach "$TB_IFA" >/dev/null 2>&1; fi
 	if ip netns list | grep -qw "$TB_B"; then eq_b detach "$TB_IFB" >/dev/null 2>&1; fi
+	# Whatever still runs in them (an agent a failed detach left) would
+	# keep the namespaces alive.
+	local ns
+	for ns in "$TB_A" "$TB_B"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+	done
 	ip netns del "$TB_A" 2>/dev/null
 	ip netns del "$TB_B" 2>/dev/null
 	# Pins outlive a namespace: remove ours whatever happened above.
 	rm -rf /sys/fs/bpf/edgeq/"$TB_IFA"@* /sys/fs/bpf/edgeq/"$TB_IFB"@* 2>/dev/null
 	rmdir /sys/fs/bpf/edgeq 2>/dev/null
+	rm -f /run/edgeq/"$TB_IFA"@*.log /run/edgeq/"$TB_IFB"@*.log
 	if [ -n "${TB_KEEP:-}" ] && [ -n "$TB_TMP" ]; then echo "# kept $TB_TMP"; TB_TMP=; fi
 	[ -n "$TB_TMP" ] && rm -rf "$TB_TMP"
 	TB_TMP=

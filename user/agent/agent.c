@@ -420,7 +420,8 @@ void agent_close(struct agent *a)
 	if (a->eqds)
 		eqds_free(a->eqds);
 	eqt_pool_fini(&a->pool);
-	fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
+	if (a->owns_state)
+		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
 		"control with no route %llu, ECN drops %llu, edge queue drops %llu\n", a->ifname,
 		(unsigned long long)a->cnt.rx_bad, (unsigned long long)a->cnt.rx_unknown,
 		(unsigned long long)a->cnt.rx_nomem, (unsigned long long)a->cnt.tx_noroute,

@@ -58,8 +58,9 @@ check "bpftool shows A's agent sent data ($txd) and B's agent pulled for it ($pl
 # A second agent for the same attachment is refused, the first keeps going.
 out=$(nsenter --net="/run/netns/$TB_A" "$(dirname "$EDGEQ")/edgeqd" --iface "$TB_IFA" 2>&1)
 rc=$?
-check "a second edgeqd is refused with a clear error (rc $rc)" \
-	bash -c "[ $rc -ne 0 ] && grep -q 'already runs' <<<'$out'"
+as_comment <<<"$out"
+refused() { [ "$rc" -ne 0 ] && has "$out" 'already runs'; }
+check "a second edgeqd is refused with a clear error (rc $rc)" refused
 check "... and the first still carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
 
 # Killed agent: after agent_dead_ms the tunnel carries on without credit
@@ -92,10 +93,25 @@ flush_during() {	# SIDE: flush that side's tunnels 3 times during a transfer
 check "sender's tunnels flushed 3 times mid-transfer: $MB MB arrive identical" flush_during a
 check "receiver's tunnels flushed 3 times mid-transfer: $MB MB arrive identical" flush_during b
 
+# on_agent_down drop: a killed agent's peer traffic is dropped and counted.
+eq_a detach "$TB_IFA" >/dev/null
+sed -i 's/^on_agent_down .*/on_agent_down drop/' "$TB_TMP/a.conf"
+check "re-attach A with on_agent_down drop" eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf"
+pa=$(agent_pid a)
+kill -KILL "${pa:-0}"
+sleep 0.3
+before=$(eq_stat a tx_agent_down)
+check "with A's agent killed, ping to B is dropped" bash -c "! ip netns exec $TB_A ping -c 2 -i 0.1 -W 1 10.77.0.2 >/dev/null"
+after=$(eq_stat a tx_agent_down)
+check "... and counted as tx_agent_down ($before -> $after)" test "${after:-0}" -ge $((${before:-0} + 2))
+st=$(eq_a status "$TB_IFA")
+check "status says the agent is down and what happens" has "$st" "agent +DOWN .*on_agent_down drop"
+
 tb_stop
 check "detach A (stops its agent)" eq_a detach "$TB_IFA"
 check "detach B" eq_b detach "$TB_IFB"
-check "A's agent is gone" bash -c "! pgrep -f 'edgeqd --iface $TB_IFA' >/dev/null"
+# (the bracket keeps this bash -c's own command line from matching)
+check "A's agent is gone" bash -c "! pgrep -f 'edgeqd [-]-iface $TB_IFA' >/dev/null"
 check "nothing left on A" nothing_left "$TB_A" "$TB_IFA"
 check "nothing left on B" nothing_left "$TB_B" "$TB_IFB"
 check "no internal veth left on A" bash -c "! ip -n $TB_A -o link | grep -q ' eq[ab][0-9]*@'"
