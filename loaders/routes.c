@@ -180,6 +180,10 @@ int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned i
 	if (via) {
 		argv[a++] = "via";
 		argv[a++] = (char *)via;
+		/* The kernel reaches this gateway through ifname right now, maybe
+		 * by an onlink route of its own (not in the subnet of ifname):
+		 * say so, or ip refuses the gateway. */
+		argv[a++] = "onlink";
 	}
 	argv[a++] = "dev";
 	argv[a++] = (char *)ifname;

@@ -71,10 +71,11 @@ for mode in trim rts; do
 	if ! ft_up "$(ft_topo star)" --set hosts=$((N + 1)) --set rate="$RATE" --set trim="$trim"; then
 		not_ok "fabric up"; tap_done; exit 1
 	fi
-	if ! check "$mode: edgeq (scheme eqds, eqds_mode $mode) attached on every host" \
-		ft_edgeq_up scheme eqds link_rate "$RATE" eqds_mode "$mode"; then
+	if ! ft_edgeq_up scheme eqds link_rate "$RATE" eqds_mode "$mode"; then
+		not_ok "$mode: edgeq (scheme eqds) attached on every host"
 		ft_down; continue
 	fi
+	ok "$mode: edgeq (scheme eqds, eqds_mode $mode) attached on every host"
 	incast "$mode"
 	ft_down
 done
