@@ -274,7 +274,7 @@ static void eq_cfg_parse__eqds_defaults(void **state)
 	assert_int_equal(cfg.bpf.eqds.edge_ecn, 30);
 	assert_int_equal(cfg.bpf.eqds.reorder_limit, 128);
 	assert_int_equal(cfg.bpf.eqds.reorder_ns, 2000000ULL);
-	assert_int_equal(cfg.bpf.eqds.rto_ns, 2000000ULL);
+	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000ULL);
 	assert_int_equal(cfg.bpf.eqds.policy, 0);
 	assert_int_equal(cfg.bpf.eqds.drr_quantum, 3000);
 	/* The loader fills these in. */

@@ -30,6 +30,7 @@
 #define PUBLISH_NS	(100 * 1000000ULL)	/* per-peer state to eq_agent_peers */
 #define RELOAD_NS	(1000 * 1000000ULL)	/* peer table */
 #define POOL_PKTS	16384
+#define WAKE_EARLY_NS	(50 * 1000ULL)
 #define BATCH		64
 
 static uint64_t now_ns(void)
@@ -278,7 +279,7 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
 		.reorder_limit = q->reorder_limit ? q->reorder_limit : 128,
 		.reorder_ns = q->reorder_ns ? q->reorder_ns : 2000000,
-		.rto_ns = q->rto_ns ? q->rto_ns : 2000000,
+		.rto_ns = q->rto_ns ? q->rto_ns : 10000000,
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
 		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
 		.idle_ns = 10ULL * 1000000000ULL,
@@ -398,7 +399,10 @@ int agent_run(struct agent *a)
 		if (next > a->next_beat)
 			next = a->next_beat;
 		if (next > now) {
-			uint64_t d = next - now;
+			/* Timer wake-ups arrive ~100 us late here: ask a little
+			 * early, and the pacers see a wake-up near their deadline. */
+			uint64_t d = next - now > 2 * WAKE_EARLY_NS ? next - now - WAKE_EARLY_NS
+								    : next - now;
 			struct timespec ts = { (time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL) };
 
 			if (ppoll(pfd, 2, &ts, NULL) < 0 && errno != EINTR)

@@ -294,7 +294,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.eqds.edge_ecn = 30;
 	cfg->bpf.eqds.reorder_limit = 128;
 	cfg->bpf.eqds.reorder_ns = 2000 * 1000ULL;
-	cfg->bpf.eqds.rto_ns = 2000 * 1000ULL;
+	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
 	cfg->bpf.eqds.drr_quantum = 3000;
 	if (!copy)
 		return fail(err, errlen, name, 0, "out of memory");

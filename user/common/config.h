@@ -17,7 +17,7 @@
  *   on_agent_down tunnel|pass|drop
  *   agent_dead_ms 200          heartbeat age at which the agent is down
  *   eqds_mode trim|rts  asl fifo|weighted  bdp BYTES  edge_queue 100
- *   edge_ecn 30  reorder_queue 128  reorder_timeout_us 2000  rto_us 2000
+ *   edge_ecn 30  reorder_queue 128  reorder_timeout_us 2000  rto_us 10000
  *   drr_quantum 3000
  */
 #ifndef EDGEQ_CONFIG_H
