@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for user/eqds/receiver.c through the module's interface, one
+ * receiver with a mocked clock and recording I/O:
+ *  - the reorder queue: any arrival order within the queue is delivered in
+ *    order; a gap is given up exactly at reorder_ns; duplicates and late
+ *    packets are counted, never delivered; a random mix of reordering,
+ *    loss and duplication never delivers out of order or twice, and every
+ *    packet is either delivered or counted;
+ *  - the Active Sender List and the pull pacer: closed-loop senders (each
+ *    PULL answered by one DATA) get equal pulls under FIFO and pulls in
+ *    proportion to their weights under the weighted policy, and the pulls
+ *    never exceed the link rate plus the pacer's burst.
+ */
+#include "testlib.h"
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "eqds.h"
+
+#define MTU		1500
+#define ISN		(7u << 10)	/* an epoch: low 10 bits 0 */
+#define NPEERS		4
+
+struct rec {
+	uint32_t	delivered[4096];
+	unsigned	n_delivered;
+	unsigned	pulls[NPEERS];
+	unsigned	acks, nacks, rsts;
+};
+
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+{
+	fail_msg("a receiver-only test sent data");
+}
+
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+{
+	struct rec *r = ctx;
+
+	if (h->type == EQ_T_PULL && peer < NPEERS)
+		r->pulls[peer]++;
+	else if (h->type == EQ_T_ACK)
+		r->acks++;
+	else if (h->type == EQ_T_NACK)
+		r->nacks++;
+	else if (h->type == EQ_T_RST)
+		r->rsts++;
+}
+
+static void rec_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	struct rec *r = ctx;
+	uint32_t seq;
+
+	memcpy(&seq, p->data, sizeof(seq));	/* the test wrote its seq there */
+	assert_true(r->n_delivered < 4096);
+	r->delivered[r->n_delivered++] = seq;
+}
+
+struct fx {
+	struct rec	rec;
+	struct eqt_pool	pool;
+	struct eqds	*e;
+	struct eqds_cfg	cfg;
+};
+
+static struct fx *fx_new(uint32_t reorder_limit, enum eqds_asl_policy policy)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct eqds_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+
+	assert_non_null(f);
+	f->cfg = (struct eqds_cfg){
+		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = 8 * MTU,
+		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = reorder_limit,
+		.reorder_ns = 2000000, .rto_ns = 10000000, .drr_quantum = 3000,
+		.policy = policy, .idle_ns = 10000000000ULL,
+	};
+	assert_int_equal(eqt_pool_init(&f->pool, 8192), 0);
+	f->e = eqds_new(&f->cfg, &io, &f->pool, 0, 42);
+	assert_non_null(f->e);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	eqds_free(f->e);
+	eqt_pool_fini(&f->pool);
+	free(f);
+}
+
+/* DATA number i of the epoch from peer, SYN set (zero-RTT: the sender
+ * keeps it until it hears back; it changes nothing once established),
+ * from a backlogged sender: it wants a BDP (8 pulls) beyond what it has
+ * heard (relative while SYN is set). */
+static void data(struct fx *f, uint32_t peer, uint32_t i, uint64_t now)
+{
+	struct eqt_pkt *p = eqt_pkt_get(&f->pool);
+	uint32_t seq = ISN + i;
+	struct eqds_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_SYN, .seq_ack = seq,
+			      .pull = 8, .aux = MTU };
+
+	assert_non_null(p);
+	memcpy(p->data, &seq, sizeof(seq));
+	p->len = MTU;
+	eqds_wire(f->e, peer, &h, p, now);
+}
+
+static struct eqds_peer_stats stats(struct fx *f, uint32_t peer)
+{
+	struct eqds_peer_stats st;
+
+	eqds_peer_stats(f->e, peer, &st);
+	return st;
+}
+
+static void assert_delivered_in_order(const struct rec *r, uint32_t first, unsigned n)
+{
+	assert_int_equal(r->n_delivered, n);
+	for (unsigned i = 0; i < n; i++)
+		if (r->delivered[i] != ISN + first + i)
+			fail_msg("delivery %u: seq +%u, wanted +%u", i, r->delivered[i] - ISN, first + i);
+}
+
+/* ---- reorder queue ---- */
+
+static void reorder__any_order_within_the_queue_delivered_in_order(void **state)
+{
+	rng_state = 1;
+
+	for (int round = 0; round < 50; round++) {
+		struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+		uint32_t order[256];
+
+		/* Blocks of 16, each shuffled: never more than 15 ahead of a gap. */
+		for (uint32_t i = 0; i < 256; i++)
+			order[i] = i;
+		for (uint32_t b = 0; b < 256; b += 16)
+			for (uint32_t i = 15; i > 0; i--) {
+				uint32_t j = (uint32_t)(rnd64() % (i + 1));
+				uint32_t t = order[b + i];
+
+				order[b + i] = order[b + j];
+				order[b + j] = t;
+			}
+		for (uint32_t i = 0; i < 256; i++)
+			data(f, 1, order[i], 1000 + i);
+		assert_delivered_in_order(&f->rec, 0, 256);
+		struct eqds_peer_stats st = stats(f, 1);
+
+		assert_int_equal(st.reorder_pkts, 0);
+		assert_int_equal(st.reorder_gaps, 0);
+		assert_int_equal(st.rx_dup, 0);
+		assert_int_equal(st.rx_data, 256);
+		assert_int_equal(f->rec.acks, 256);	/* one ACK per DATA */
+		fx_free(f);
+	}
+}
+
+static void reorder__gap_given_up_exactly_at_the_timeout(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+	uint64_t t0 = 5000000;
+
+	data(f, 1, 0, t0);
+	for (uint32_t i = 2; i < 6; i++)
+		data(f, 1, i, t0 + i);	/* 1 is missing: the gap opens at t0 + 2 */
+	assert_delivered_in_order(&f->rec, 0, 1);
+	assert_int_equal(stats(f, 1).reorder_pkts, 4);
+	eqds_run(f->e, t0 + 2 + f->cfg.reorder_ns - 1);
+	assert_int_equal(f->rec.n_delivered, 1);
+	eqds_run(f->e, t0 + 2 + f->cfg.reorder_ns);
+	assert_int_equal(f->rec.n_delivered, 5);
+	for (uint32_t i = 1; i < 5; i++)
+		assert_int_equal(f->rec.delivered[i], ISN + i + 1);
+	assert_int_equal(stats(f, 1).reorder_gaps, 1);
+	/* The lost one, late: behind the queue, counted and not delivered. */
+	data(f, 1, 1, t0 + 3 * f->cfg.reorder_ns);
+	assert_int_equal(f->rec.n_delivered, 5);
+	assert_int_equal(stats(f, 1).rx_dup, 1);
+	fx_free(f);
+}
+
+static void reorder__duplicates_counted_not_delivered(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+
+	data(f, 1, 0, 1);
+	data(f, 1, 1, 2);
+	data(f, 1, 1, 3);	/* in-order duplicate */
+	data(f, 1, 3, 4);
+	data(f, 1, 3, 5);	/* duplicate of a held packet */
+	assert_delivered_in_order(&f->rec, 0, 2);
+	assert_int_equal(stats(f, 1).rx_dup, 2);
+	assert_int_equal(stats(f, 1).reorder_pkts, 1);
+	data(f, 1, 2, 6);
+	assert_delivered_in_order(&f->rec, 0, 4);
+	fx_free(f);
+}
+
+static void reorder__beyond_the_queue_gives_up_the_oldest_gap(void **state)
+{
+	struct fx *f = fx_new(8, EQDS_ASL_FIFO);
+
+	data(f, 1, 0, 1);
+	data(f, 1, 2, 2);	/* held, gap at 1 */
+	data(f, 1, 12, 3);	/* 11 ahead of the gap, the queue holds 8 */
+	/* 2 went up when the gap at 1 was given up; 12 is held, the queue
+	 * now starting at most 7 behind it. */
+	assert_true(f->rec.n_delivered >= 2);
+	assert_int_equal(f->rec.delivered[0], ISN + 0);
+	assert_int_equal(f->rec.delivered[1], ISN + 2);
+	assert_true(stats(f, 1).reorder_gaps >= 1);
+	eqds_run(f->e, 3 + f->cfg.reorder_ns);
+	assert_int_equal(f->rec.delivered[f->rec.n_delivered - 1], ISN + 12);
+	fx_free(f);
+}
+
+/* Property: random reordering (displacement < 3x the queue), loss and
+ * duplication, random time steps.  Never out of order, never twice; at the
+ * end every distinct packet that arrived was delivered or counted. */
+static void reorder__random_arrivals_keep_order_and_account(void **state)
+{
+	rng_state = 99;
+
+	for (int round = 0; round < 200; round++) {
+		struct fx *f = fx_new(16, EQDS_ASL_FIFO);
+		static uint32_t arr[1200];
+		static bool seen[600];
+		unsigned n = 0, distinct = 0;
+		uint64_t now = 1000;
+
+		memset(seen, 0, sizeof(seen));
+		for (uint32_t i = 0; i < 600; i++) {
+			if (rnd64() % 100 < 3)
+				continue;			/* lost */
+			arr[n++] = i;
+			if (rnd64() % 100 < 3)
+				arr[n++] = i;			/* duplicated */
+		}
+		for (unsigned i = 0; i + 1 < n; i++) {		/* local displacement */
+			unsigned j = i + (unsigned)(rnd64() % 48);
+
+			if (j < n && rnd64() % 4 == 0) {
+				uint32_t t = arr[i];
+
+				arr[i] = arr[j];
+				arr[j] = t;
+			}
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (!seen[arr[i]])
+				distinct++;
+			seen[arr[i]] = true;
+			now += rnd64() % 200000;	/* up to 0.2 ms */
+			data(f, 1, arr[i], now);
+			eqds_run(f->e, now);
+		}
+		/* Gaps are given up one at a time, each after its own timeout. */
+		for (int k = 1; k <= 64 && stats(f, 1).reorder_pkts; k++)
+			eqds_run(f->e, now + (uint64_t)k * f->cfg.reorder_ns);
+		for (unsigned i = 1; i < f->rec.n_delivered; i++)
+			if (!eq_seq_before(f->rec.delivered[i - 1], f->rec.delivered[i]))
+				fail_msg("round %d: delivery %u (+%u) after +%u", round, i,
+					 f->rec.delivered[i] - ISN, f->rec.delivered[i - 1] - ISN);
+		struct eqds_peer_stats st = stats(f, 1);
+
+		assert_int_equal(st.reorder_pkts, 0);
+		/* Arrivals = delivered + duplicates (true ones, and late ones
+		 * behind a gap that was given up). */
+		assert_int_equal(f->rec.n_delivered + st.rx_dup, n);
+		assert_true(f->rec.n_delivered <= distinct);
+		fx_free(f);
+	}
+}
+
+/* ---- Active Sender List and the pull pacer ---- */
+
+/* Closed loop for `ms` milliseconds: each PULL to a peer is answered at
+ * once by its next DATA; the first DATA of each peer opens the loop. */
+static void closed_loop(struct fx *f, unsigned npeers, unsigned ms)
+{
+	unsigned answered[NPEERS] = { 0 }, next[NPEERS] = { 0 };
+	uint64_t now = 1000;
+
+	for (uint32_t p = 1; p <= npeers; p++)
+		for (unsigned k = 0; k < 8; k++)	/* a first RTT's worth */
+			data(f, p, next[p]++, now);
+	for (; now < (uint64_t)ms * 1000000; now += 7000) {	/* a 7 us clock */
+		eqds_run(f->e, now);
+		for (uint32_t p = 1; p <= npeers; p++)
+			while (answered[p] < f->rec.pulls[p]) {
+				answered[p]++;
+				data(f, p, next[p]++, now);
+			}
+	}
+}
+
+static void asl__fifo_gives_equal_pulls(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+	unsigned lo, hi;
+
+	closed_loop(f, 3, 20);
+	lo = hi = f->rec.pulls[1];
+	for (int p = 2; p <= 3; p++) {
+		lo = f->rec.pulls[p] < lo ? f->rec.pulls[p] : lo;
+		hi = f->rec.pulls[p] > hi ? f->rec.pulls[p] : hi;
+	}
+	print_message("# FIFO pulls over 20 ms: %u %u %u\n", f->rec.pulls[1], f->rec.pulls[2],
+		      f->rec.pulls[3]);
+	assert_true(lo > 300);
+	assert_true(hi - lo <= 2);
+	fx_free(f);
+}
+
+static void asl__weighted_pulls_follow_weights(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_WEIGHTED);
+	double r;
+
+	assert_int_equal(eqds_set_weight(f->e, 1, 3), 0);
+	assert_int_equal(eqds_set_weight(f->e, 2, 1), 0);
+	closed_loop(f, 2, 20);
+	r = (double)f->rec.pulls[1] / f->rec.pulls[2];
+	print_message("# weighted 3:1 pulls over 20 ms: %u %u (%.2f)\n", f->rec.pulls[1],
+		      f->rec.pulls[2], r);
+	assert_true(r > 2.7 && r < 3.3);
+	fx_free(f);
+}
+
+static void asl__pulls_never_beat_the_link_rate(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+	unsigned total;
+	/* 20 ms at 1 Gbit/s in MTUs, plus the pacer's burst (at most 4 MTU
+	 * or 150 us at the rate: 13 MTUs here) and the first pull. */
+	double bound = 20e-3 * 1e9 / 8 / MTU + 13 + 1;
+
+	closed_loop(f, 3, 20);
+	total = f->rec.pulls[1] + f->rec.pulls[2] + f->rec.pulls[3];
+	print_message("# pulls over 20 ms: %u (bound %.0f; %.0f at the link rate)\n", total, bound,
+		      20e-3 * 1e9 / 8 / MTU);
+	assert_true(total <= bound);
+	assert_true(total >= 0.95 * 20e-3 * 1e9 / 8 / MTU);	/* and keep up with it */
+	fx_free(f);
+}
+
+static void asl__bad_weights_refused(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_WEIGHTED);
+
+	assert_int_not_equal(eqds_set_weight(f->e, 1, 0), 0);
+	assert_int_not_equal(eqds_set_weight(f->e, 1, 1001), 0);
+	assert_int_not_equal(eqds_set_weight(f->e, EQDS_MAX_PEERS, 1), 0);
+	assert_int_equal(eqds_set_weight(f->e, 1, 1000), 0);
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reorder__any_order_within_the_queue_delivered_in_order),
+		cmocka_unit_test(reorder__gap_given_up_exactly_at_the_timeout),
+		cmocka_unit_test(reorder__duplicates_counted_not_delivered),
+		cmocka_unit_test(reorder__beyond_the_queue_gives_up_the_oldest_gap),
+		cmocka_unit_test(reorder__random_arrivals_keep_order_and_account),
+		cmocka_unit_test(asl__fifo_gives_equal_pulls),
+		cmocka_unit_test(asl__weighted_pulls_follow_weights),
+		cmocka_unit_test(asl__pulls_never_beat_the_link_rate),
+		cmocka_unit_test(asl__bad_weights_refused),
+	};
+
+	return cmocka_run_group_tests_name("eqds_receiver", tests, NULL, NULL);
+}
