@@ -43,6 +43,9 @@ agent_pid() {	# a|b
 	[ "$1" = b ] && ns=$TB_B ifc=$TB_IFB
 	"$EDGEQ" --netns "$ns" status "$ifc" --json | grep -o '"agent_pid":[0-9]*' | cut -d: -f2
 }
+js=$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json)
+alive=$(jq -r '.interfaces[0].agent_alive, .interfaces[0].scheme, (.interfaces[0].peers[0].agent | has("credit"))' <<<"$js" 2>/dev/null | paste -sd' ')
+check "status --json parses and shows the agent (alive, scheme, per-peer: $alive)" [ "$alive" = "true eqds true" ]
 pa=$(agent_pid a); pb=$(agent_pid b)
 check "an edgeqd runs for each host (pids ${pa:-none}, ${pb:-none})" \
 	bash -c "[ -n '$pa' ] && [ -n '$pb' ] && [ \"\$(cat /proc/$pa/comm)\" = edgeqd ] && [ \"\$(cat /proc/$pb/comm)\" = edgeqd ]"
