@@ -144,7 +144,7 @@ $(OUT)/bench/%.o: bench/%.c tests/bpf/pkt.h $(SKELS) include/edgeq/*.h | $(OUT)/
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/bpf -c $< -o $@
 
-$(OUT)/bench/%: $(OUT)/bench/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
+$(OUT)/bench/%: $(OUT)/bench/%.o $(OUT)/tests/bpf/pkt.o $(AGENT_LIB) $(CORE_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Each layer prints TAP; tests/run.sh adds them up into one summary line.

@@ -13,7 +13,10 @@
 #      CPU 1 (placement changes veth TCP by up to 3x: docs/performance.md);
 #   3. the programs' own cost per packet under that TCP load (kernel BPF
 #      stats), and segments per encapsulation (GSO);
-#   4. idle ping RTT, plain and through the tunnel.
+#   4. idle ping RTT, plain and through the tunnel;
+#   5. the agent (bench/agent.sh): datagrams per second through edgeqd
+#      against a minimal AF_XDP forwarder on the same sockets, and the
+#      idle RTT each adds.
 # BENCH_ROUNDS (default 3) and BENCH_SECS (default 5) set the effort.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -154,3 +157,8 @@ for c in plain edgeq; do
 	echo "bench rtt_$c p50_us=$m50 p99_us=$m99"
 done
 awk -v a="$rtt50_edgeq" -v b="$rtt50_plain" 'BEGIN {printf "  added p50: %.1f µs (target: at most 10 µs; the spread between runs is of the same order)\n", a - b}'
+
+# 5. the agent, on a testbed of its own (bench/agent.sh)
+tb_down
+echo
+bash bench/agent.sh

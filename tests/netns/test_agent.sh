@@ -90,6 +90,11 @@ before=$(eq_stat a tx_to_agent)
 check "... and traffic goes through the new agent again" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
 after=$(eq_stat a tx_to_agent)
 check "... (tx_to_agent $before -> $after)" test "${after:-0}" -gt "${before:-0}"
+# The stopped agent's socket frees the interface's queue from deferred
+# kernel work: a start straight after a stop must wait for it, not fail.
+check "edgeq agent stop then start at once: the new agent binds the queue" \
+	bash -c "\"\$0\" --netns $TB_A agent stop $TB_IFA >/dev/null && \"\$0\" --netns $TB_A agent start $TB_IFA >/dev/null" "$EDGEQ"
+check "... and carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
 
 flush_during() {	# SIDE: flush that side's tunnels 3 times during a transfer
 	local side=$1 ns=$TB_A ifc=$TB_IFA

@@ -18,6 +18,7 @@ cd "$(dirname "$0")/../.." || exit 1
 NS=${SC_N:-4 8 16 32}
 SIZE=${SC_SIZE:-1m}
 RATE=${SC_RATE:-1gbit}
+DRAIN_NS=$(( ${SC_DRAIN_MS:-2} * 1000000 ))	# "after the first RTTs": from then on the queue should stay near empty
 BYTES=$(numfmt --from=iec "${SIZE^^}")
 RATE_BPS=$(numfmt --from=si "$(tr a-z A-Z <<<"${RATE%bit}")")
 SETS=(); for s in ${SC_SET:-}; do SETS+=(--set "$s"); done
@@ -32,14 +33,14 @@ run_one() {	# N TRANSPORT
 	local n=$1 tr=$2 rx="h$1" raw="$FT_TMP/n$1-$2" t0 i
 	mkdir -p "$raw"
 	sc_progress "N=$n $tr"
-	sc_up star --set hosts=$((n + 1)) --set rate="$RATE" "${SETS[@]}"
+	sc_up_tr "$tr" star --set hosts=$((n + 1)) --set rate="$RATE" "${SETS[@]}"
 	ft_bg "$rx" "$EQLOAD" serve --port 5201
 	sleep 0.3
 	ft_ctl reset
 	t0=$(( $(sc_now) + 1500000000 ))	# time for N processes to be ready
 	for i in $(seq 0 $((n - 1))); do
 		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "$rx")" --port 5201 --bytes "$BYTES" \
-			--cc "$tr" --start-at "$t0" --out "$raw/h$i.tsv"
+			--cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/h$i.tsv"
 	done
 	sc_wait "${FT_PIDS[@]:1}"
 	ft_stats
@@ -48,9 +49,11 @@ run_one() {	# N TRANSPORT
 	for i in $(seq 0 $((n - 1))); do
 		echo "$(( $(ft_sum "$raw/h$i.tsv" end_ns) - t0 )) $(ft_sum "$raw/h$i.tsv" retrans)"
 	done >"$raw/fct"	# per flow: completion (ns after t0), retransmissions
-	local last fast jain ideal drops rtx q
+	local last fast jain ideal drops rtx q qd trims
 	last=$(cut -d' ' -f1 "$raw/fct" | sc_max)
 	read -r -a q < <(sc_qstats "tor0-$rx" "$t0" $((t0 + last)))
+	read -r -a qd < <(sc_qstats "tor0-$rx" $((t0 + DRAIN_NS)) $((t0 + last)))
+	trims=$(ft_port "tor0-$rx" trims)
 	fast=$(cut -d' ' -f1 "$raw/fct" | sc_min)
 	jain=$(awk -v s="$BYTES" '{ print s * 8 / $1 }' "$raw/fct" | sc_jain)
 	ideal=$(ideal_ns "$n")
@@ -59,7 +62,7 @@ run_one() {	# N TRANSPORT
 	sc_md "| $n | $tr | $(sc_fmt "$last" 1e6 1) | $(sc_fmt "$ideal" 1e6 1) |" \
 		"$(awk -v a="$last" -v b="$ideal" 'BEGIN { printf "%.2f", a / b }') |" \
 		"$(awk -v a="$fast" -v b="$last" 'BEGIN { printf "%.2f", a / b }') | $jain |" \
-		"${q[0]} | ${q[1]} | ${q[2]} | $drops | $rtx |"
+		"${q[0]} | ${q[1]} | ${q[2]} | ${qd[1]} | $drops | $trims | $rtx |"
 	sort -n "$raw/fct" | awk '{ printf "%d\t%.3f\n", NR, $1 / 1e6 }' >"$raw/fct_sorted"
 	# Kill the server now, so the next run starts clean (raw data stays).
 	sc_down
@@ -72,8 +75,8 @@ Fabric: one ToR, $RATE links, 10 µs per link each way, 200-packet buffers$(
 Ideal = N × S in 1514-byte frames (1448 payload bytes each) at the line rate, so the best
 possible last/ideal is 1.00 plus the handshake and first RTT."
 sc_md ""
-sc_md "| N | transport | last done (ms) | ideal (ms) | last/ideal | fastest/slowest | Jain | queue max (pkts) | queue mean | queue p99 | drops | TCP retrans |"
-sc_md "|---|---|---|---|---|---|---|---|---|---|---|---|"
+sc_md "| N | transport | last done (ms) | ideal (ms) | last/ideal | fastest/slowest | Jain | queue max (pkts) | queue mean | queue p99 | queue mean after $((DRAIN_NS / 1000000)) ms | drops | trims | TCP retrans |"
+sc_md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for n in $NS; do
 	for tr in $TRANSPORTS; do run_one "$n" "$tr"; done
 done

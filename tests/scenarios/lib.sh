@@ -6,8 +6,8 @@
 #   docs/results/<name>.md        tables (Markdown) and the command that made them
 #   docs/results/<name>/*.png     plots (gnuplot)
 # Transports: plain Linux TCP with each congestion control the kernel
-# offers (tcp_available_congestion_control), and edgeq once its agent
-# exists (issue 4); SC_TRANSPORTS overrides the list.
+# offers (tcp_available_congestion_control), then edgeq in trimming and
+# in RTS mode (below); SC_TRANSPORTS overrides the list.
 # Raw data (eqload outputs, queue series) stays in a temporary directory,
 # kept with SC_KEEP=1.
 
@@ -29,7 +29,34 @@ sc_transports() {
 	for cc in cubic reno bbr dctcp; do
 		grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control && out="$out $cc"
 	done
-	echo $out
+	echo $out edgeq edgeq-rts
+}
+
+# ---- transports ----
+# A transport is either a congestion control of plain Linux TCP (the
+# baseline) or edgeq: "edgeq" is scheme eqds in trimming mode on a switch
+# that trims edgeq data above SC_EDGEQ_TRIM (8 packets), "edgeq-rts" the
+# same in RTS mode on a switch that trims nothing.  Inside the tunnel the
+# applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
+# SC_EDGEQ adds config directives ("bdp 24000", "entropy packet", ...).
+sc_is_edgeq() { case $1 in edgeq | edgeq-rts) return 0 ;; *) return 1 ;; esac; }
+
+# sc_cc TRANSPORT: the congestion control the applications use.
+sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"; fi; }
+
+# sc_up_tr TRANSPORT TOPO [--set K=V]...: sc_up, with the switch's trimming
+# set for edgeq's mode and edgeq attached on every host (link_rate from
+# the rate=... setting, which edgeq transports need).
+sc_up_tr() {
+	local tr=$1 a rate="" mode=trim trim=${SC_EDGEQ_TRIM:-8p}; shift
+	if ! sc_is_edgeq "$tr"; then sc_up "$@"; return; fi
+	[ "$tr" = edgeq-rts ] && mode=rts trim=off
+	for a in "$@"; do case $a in rate=*) rate=${a#rate=} ;; esac; done
+	[ -n "$rate" ] || sc_die "$tr needs the fabric's rate (--set rate=...)"
+	sc_up "$@" --set trim="$trim"
+	# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
+	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" ${SC_EDGEQ:-} >&2 ||
+		sc_die "edgeq did not attach ($tr)"
 }
 
 # Progress on stderr: a long run says where it is and how long it has taken.
@@ -118,7 +145,6 @@ sc_md_begin() {	# TITLE DESCRIPTION-FILE-OR-TEXT
 		echo "Made by \`${SC_COMMAND:-tests/scenarios/run.sh $SC_NAME}\` on $(date -u +%Y-%m-%d)," \
 			"commit $(git -C "$SC_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
 			"kernel $(uname -r), $(nproc) CPUs; transports: $(sc_transports)."
-		echo "edgeq itself joins these tables when its agent exists (issue 4)."
 		echo
 	} >"$SC_MD.tmp"
 }
@@ -136,6 +162,7 @@ sc_plot() { sc_plot_ext "" "$@"; }
 # last run read every run's raw data from there).
 sc_down() {
 	ft_stop_bg
+	ft_edgeq_down
 	fab_down "$FT_NAME"
 }
 

@@ -79,8 +79,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	if (agent_open(&the_agent, ifname, dir, err, sizeof(err))) {
-		fprintf(stderr, "edgeqd: %s: %s\n", ifname, err);
+		/* The error last: `edgeq attach` reports the log's last line. */
 		agent_close(&the_agent);
+		fprintf(stderr, "edgeqd: %s: %s\n", ifname, err);
 		return 1;
 	}
 	rc = agent_run(&the_agent);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
 #include <bpf/bpf.h>
@@ -71,6 +72,14 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 	x->zero_copy = !e;
 	if (e)
 		e = try_open(x, r, false);
+	/* A socket closed a moment ago (the agent before a restart, a
+	 * detach just before this attach) releases its queue from deferred
+	 * kernel work: the queue is busy for a few milliseconds more.  Wait
+	 * for it, up to 2 s, rather than fail the attach. */
+	for (int i = 0; e == -EBUSY && i < 200; i++) {
+		usleep(10000);
+		e = try_open(x, r, false);
+	}
 	if (e) {
 		snprintf(err, errlen, "AF_XDP socket on %s queue 0: %s", ifname, strerror(-e));
 		goto fail;

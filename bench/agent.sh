@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench, section 5: the agent (docs/agent.md).  On the two-host veth
+# testbed, both hosts attached with `scheme eqds`, three configurations
+# interleaved round by round:
+#   kernel  scheme none: TC encapsulates, XDP decapsulates, no agent;
+#   xsk_fwd the agent's two AF_XDP sockets and heartbeat with no transport
+#           (bench/xsk_fwd.c, started by the loader in edgeqd's place):
+#           the minimal forwarder on the same veth, the baseline;
+#   edgeqd  the agent, EQDS in RTS mode (the veth never trims).
+# Packets per second: 64-byte UDP datagrams from A to B as fast as one
+# sender goes (eqload udp-send, CPU 0; receiver on CPU 0); both hosts'
+# agents (or forwarders) on CPU 1, so "through the agent on one core" is
+# both ends of the tunnel on that core.  Then the idle RTT (ping) of each
+# and of the plain veth.  Each figure is the median of the rounds; ratios
+# are against xsk_fwd of the same run.
+# BENCH_ROUNDS (3) and BENCH_SECS (5) set the effort.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib/netns.sh
+ROUNDS=${BENCH_ROUNDS:-3}
+SECS=${BENCH_SECS:-5}
+EQLOAD=build/fabric/eqload
+FWD=$PWD/build/bench/xsk_fwd
+export TB_OFFLOADS=default
+
+[ "$(id -u)" = 0 ] || { echo "bench agent: needs root"; exit 1; }
+[ -x "$FWD" ] && [ -x "$EQLOAD" ] || { echo "bench agent: build first (make)"; exit 1; }
+tb_up >/dev/null || { echo "bench agent: testbed setup failed"; exit 1; }
+for s in a b; do
+	cp "$TB_TMP/$s.conf" "$TB_TMP/$s.none.conf"
+	# RTS: the unscheduled first BDP waits for a pull instead of being sent
+	# (no switch here to trim it); a BDP large enough that credit is never
+	# what limits a flood on a veth.
+	printf 'scheme eqds\neqds_mode rts\nbdp 262144\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.eqds.conf"
+done
+
+detach() {
+	eq_a detach "$TB_IFA" >/dev/null 2>&1
+	eq_b detach "$TB_IFB" >/dev/null 2>&1
+}
+
+set_config() {	# plain | kernel | xsk_fwd | edgeqd
+	local conf=eqds agent=
+	detach
+	case $1 in
+	plain) return 0 ;;
+	kernel) conf=none ;;
+	xsk_fwd) agent=$FWD ;;
+	esac
+	# The loader forks the agent: it inherits the CPU of `edgeq attach`.
+	EDGEQD=${agent:-${EDGEQD:-}} taskset -c 1 "$EDGEQ" --netns "$TB_A" attach "$TB_IFA" \
+		--config "$TB_TMP/a.$conf.conf" >/dev/null &&
+	EDGEQD=${agent:-${EDGEQD:-}} taskset -c 1 "$EDGEQ" --netns "$TB_B" attach "$TB_IFB" \
+		--config "$TB_TMP/b.$conf.conf" >/dev/null || { echo "bench agent: cannot set up $1"; return 1; }
+	in_a ping -c 2 -i 0.2 -W 1 10.77.0.2 >/dev/null 2>&1	# routes and the agents' first contact
+}
+
+pps() {		# datagrams per second delivered to B
+	local out=$TB_TMP/recv.out t0
+	in_b taskset -c 0 "$EQLOAD" udp-recv --port 5302 --idle-exit 1 --duration $((SECS + 5)) \
+		--out "$out" 2>/dev/null &
+	local rpid=$!
+	sleep 0.3
+	t0=$(( $("$EQLOAD" now) + 200000000 ))
+	in_a taskset -c 0 "$EQLOAD" udp-send --dst 10.77.0.2 --port 5302 --size 64 --rate 10g \
+		--duration "$SECS" --start-at "$t0" --out /dev/null 2>/dev/null
+	wait "$rpid"
+	awk '/^# summary/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); s[kv[1]] = kv[2] }
+		d = (s["last_ns"] - s["first_ns"]) / 1e9
+		if (d > 0) printf "%.0f\n", s["pkts"] / d; else print 0 }' "$out"
+}
+
+rtt() {		# idle ping: "p50 p99" in µs
+	in_a ping -n -c 300 -i 0.005 10.77.0.2 2>/dev/null | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' |
+		awk '{ printf "%.1f\n", $1 * 1000 }' | sort -n |
+		awk '{ v[NR] = $1 } END { printf "%s %s\n", v[int(NR * 0.5)], v[int(NR * 0.99)] }'
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+
+echo "== 5. the agent: 64-byte UDP datagrams A -> B, ${SECS} s x ${ROUNDS} rounds" \
+	"(sender and receiver on CPU 0, both agents on CPU 1)"
+declare -A P R50 R99
+for r in $(seq "$ROUNDS"); do
+	for c in kernel xsk_fwd edgeqd; do
+		set_config "$c" || continue
+		p=$(pps)
+		P[$c]+="${p:-0} "
+		printf '  round %d  %-8s %9s datagrams/s\n' "$r" "$c" "${p:-?}"
+	done
+done
+for r in $(seq "$ROUNDS"); do
+	for c in plain kernel xsk_fwd edgeqd; do
+		set_config "$c" || continue
+		read -r a b < <(rtt)
+		R50[$c]+="$a " R99[$c]+="$b "
+	done
+done
+detach
+
+echo
+printf '  %-8s %12s  %-22s %10s %10s\n' config "datagrams/s" "" "RTT p50" "p99 (µs)"
+fwd=$(median <<<"$(tr ' ' '\n' <<<"${P[xsk_fwd]:-}" | grep .)")
+for c in plain kernel xsk_fwd edgeqd; do
+	m=; ratio=
+	if [ "$c" != plain ]; then
+		m=$(tr ' ' '\n' <<<"${P[$c]:-}" | grep . | median)
+		ratio=$(awk -v a="$m" -v b="$fwd" 'BEGIN { if (b > 0) printf "%.2fx xsk_fwd", a / b }')
+	fi
+	r50=$(tr ' ' '\n' <<<"${R50[$c]:-}" | grep . | median)
+	r99=$(tr ' ' '\n' <<<"${R99[$c]:-}" | grep . | median)
+	eval "rtt_$c=$r50"
+	printf '  %-8s %12s  %-22s %10s %10s\n' "$c" "${m:-–}" "$ratio" "$r50" "$r99"
+	echo "bench agent_$c pps=${m:-0} rtt_p50_us=$r50 rtt_p99_us=$r99"
+done
+# shellcheck disable=SC2154 # rtt_* set by the eval above
+awk -v e="$rtt_edgeqd" -v f="$rtt_xsk_fwd" -v k="$rtt_kernel" -v p="$rtt_plain" 'BEGIN {
+	printf "  added idle RTT: edgeqd %.1f µs over the plain veth, %.1f µs over xsk_fwd, %.1f µs over the kernel tunnel\n", e - p, e - f, e - k }'
+echo "  (veth only does AF_XDP copy mode; zero copy needs a NIC driver that has it: not measurable here)"
