@@ -19,17 +19,6 @@ N=4
 RATE=${FT_EDGEQ_RATE:-200mbit}
 BDP=${FT_EDGEQ_BDP:-24000}	# 16 packets: the first RTT of 4 senders overflows the 8-packet trim threshold
 
-agent_sum() {	# FIELD: summed over every host's eq_agent_peers
-	local h t=0 v
-	for h in "${FT_EDGEQ_HOSTS[@]}"; do
-		v=$(nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned \
-			"/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")/eq_agent_peers" -j 2>/dev/null |
-			jq "[.[] | .formatted.value.$1] | add" 2>/dev/null)
-		t=$((t + ${v:-0}))
-	done
-	echo "$t"
-}
-
 incast() {	# MODE: trim | rts
 	local mode=$1 t0 i ok=0 raw=$FT_TMP/$1 trims last
 	mkdir -p "$raw"
@@ -57,8 +46,8 @@ incast() {	# MODE: trim | rts
 		"TCP retransmissions $(for i in $(seq 0 $((N - 1))); do ft_sum "$raw/h$i.tsv" retrans; done | paste -sd+ | bc)"
 	if [ "$mode" = trim ]; then
 		local rxt rtx nacks rtos
-		rxt=$(agent_sum rx_trimmed); nacks=$(agent_sum rx_nacks); rtx=$(agent_sum tx_rtx)
-		rtos=$(agent_sum rto_fired)
+		rxt=$(ft_agent_sum rx_trimmed); nacks=$(ft_agent_sum rx_nacks); rtx=$(ft_agent_sum tx_rtx)
+		rtos=$(ft_agent_sum rto_fired)
 		check "trim: the switch trimmed the first RTT ($trims trims)" [ "$trims" -gt 0 ]
 		check "trim: every trim reached the receiver's agent ($trims at the switch, $rxt received)" \
 			[ "$rxt" -eq "$trims" ]

@@ -62,6 +62,20 @@ ft_edgeq_up() {
 	done < <(fab_hosts "$FT_NAME")
 }
 
+# ft_agent_sum FIELD: a field of the agents' per-peer state (eq_agent_peers,
+# docs/agent.md), summed over every peer of every attached host.  The
+# agents publish every 100 ms: wait that long after the traffic.
+ft_agent_sum() {
+	local h t=0 v
+	for h in "${FT_EDGEQ_HOSTS[@]}"; do
+		v=$(nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned \
+			"/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")/eq_agent_peers" -j 2>/dev/null |
+			jq "[.[] | .formatted.value.$1] | add" 2>/dev/null)
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+
 ft_edgeq_down() {
 	local h
 	for h in "${FT_EDGEQ_HOSTS[@]}"; do

@@ -43,6 +43,7 @@ run_one() {	# N TRANSPORT
 			--cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/h$i.tsv"
 	done
 	sc_wait "${FT_PIDS[@]:1}"
+	sc_agent_counters "$raw/agent"
 	ft_stats
 	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"
 	sc_queue "tor0-$rx" "$raw/queue.tsv" "$t0"
@@ -81,6 +82,21 @@ for n in $NS; do
 	for tr in $TRANSPORTS; do run_one "$n" "$tr"; done
 done
 sc_md ""
+if grep -qw edgeq <<<"${TRANSPORTS//-/ }"; then
+	sc_md "The agents' counters in the edgeq runs, summed over every host (docs/agent.md):"
+	sc_md "edge-queue drops and CE marks at the senders, trimmed headers the receivers"
+	sc_md "got, NACKs and retransmission timeouts the senders acted on, retransmissions."
+	sc_md ""
+	sc_md "| N | transport | edge drops | edge marks | trimmed headers | NACKs | RTOs | retransmissions |"
+	sc_md "|---|---|---|---|---|---|---|---|"
+	for n in $NS; do
+		for tr in $TRANSPORTS; do
+			[ -s "$FT_TMP/n$n-$tr/agent" ] || continue
+			sc_md "| $n | $tr | $(sed 's/ *$//; s/ / | /g' "$FT_TMP/n$n-$tr/agent") |"
+		done
+	done
+	sc_md ""
+fi
 for n in $NS; do
 	q=() f=()
 	for tr in $TRANSPORTS; do

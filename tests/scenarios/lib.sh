@@ -121,6 +121,19 @@ sc_qstats() {
 			printf "%d %.1f %d\n", m, area / tot, p }' "$f"
 }
 
+# sc_agent_counters OUT: for an edgeq run, the agents' counters summed
+# over every host (docs/agent.md): "edge_drops edge_marks rx_trimmed
+# rx_nacks rto_fired tx_rtx" into OUT; nothing for plain TCP.  Call after
+# the traffic and before sc_down.
+SC_AGENT_FIELDS="edge_drops edge_marks rx_trimmed rx_nacks rto_fired tx_rtx"
+sc_agent_counters() {
+	local f
+	[ ${#FT_EDGEQ_HOSTS[@]} -gt 0 ] || { rm -f "$1"; return 0; }
+	sleep 0.2	# the agents publish every 100 ms
+	for f in $SC_AGENT_FIELDS; do printf '%s ' "$(ft_agent_sum "$f")"; done >"$1"
+	echo >>"$1"
+}
+
 # ---- statistics (awk; every function reads numbers, one per line) ----
 
 # sc_pct P: the P-th percentile (nearest rank) of stdin.

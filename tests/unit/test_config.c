@@ -273,7 +273,7 @@ static void eq_cfg_parse__eqds_defaults(void **state)
 	assert_int_equal(cfg.bpf.eqds.edge_limit, 100);
 	assert_int_equal(cfg.bpf.eqds.edge_ecn, 30);
 	assert_int_equal(cfg.bpf.eqds.reorder_limit, 128);
-	assert_int_equal(cfg.bpf.eqds.reorder_ns, 2000000ULL);
+	assert_int_equal(cfg.bpf.eqds.reorder_ns, 12000000ULL);
 	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000ULL);
 	assert_int_equal(cfg.bpf.eqds.policy, 0);
 	assert_int_equal(cfg.bpf.eqds.drr_quantum, 3000);

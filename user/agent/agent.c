@@ -278,7 +278,7 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.edge_limit = q->edge_limit ? q->edge_limit : 100,
 		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
 		.reorder_limit = q->reorder_limit ? q->reorder_limit : 128,
-		.reorder_ns = q->reorder_ns ? q->reorder_ns : 2000000,
+		.reorder_ns = q->reorder_ns ? q->reorder_ns : 12000000,
 		.rto_ns = q->rto_ns ? q->rto_ns : 10000000,
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
 		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,

@@ -293,7 +293,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.eqds.edge_limit = 100;
 	cfg->bpf.eqds.edge_ecn = 30;
 	cfg->bpf.eqds.reorder_limit = 128;
-	cfg->bpf.eqds.reorder_ns = 2000 * 1000ULL;
+	cfg->bpf.eqds.reorder_ns = 12000 * 1000ULL;
 	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
 	cfg->bpf.eqds.drr_quantum = 3000;
 	if (!copy)
