@@ -32,7 +32,7 @@ run_one() {	# TRANSPORT
 	local tr=$1 raw="$FT_TMP/$1" t0 tf tr_ i pids=()
 	mkdir -p "$raw"
 	sc_progress "$tr"
-	sc_up leafspine --set spines=4 --set rate="$RATE" --set core_rate="$RATE" "${SETS[@]}"
+	sc_up_tr "$tr" leafspine --set spines=4 --set rate="$RATE" --set core_rate="$RATE" "${SETS[@]}"
 	sc_permutation "$raw" "$tr" "$SECS" --interval 100
 	t0=$SC_T0 pids=("${SC_PIDS[@]}")
 	tf=$((t0 + SECS * 1000000000 / 3)); tr_=$((t0 + 2 * SECS * 1000000000 / 3))

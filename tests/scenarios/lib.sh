@@ -38,7 +38,9 @@ sc_transports() {
 # that trims edgeq data above SC_EDGEQ_TRIM (8 packets), "edgeq-rts" the
 # same in RTS mode on a switch that trims nothing.  Inside the tunnel the
 # applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
-# SC_EDGEQ adds config directives ("bdp 24000", "entropy packet", ...).
+# SC_EDGEQ adds config directives (default "bdp 24000": edgeq's derived
+# BDP, 50 µs at the link rate, is for hardware; a round trip through this
+# fabric and two agents on a shared CPU takes 0.5-1 ms).
 sc_is_edgeq() { case $1 in edgeq | edgeq-rts) return 0 ;; *) return 1 ;; esac; }
 
 # sc_cc TRANSPORT: the congestion control the applications use.
@@ -55,7 +57,7 @@ sc_up_tr() {
 	[ -n "$rate" ] || sc_die "$tr needs the fabric's rate (--set rate=...)"
 	sc_up "$@" --set trim="$trim"
 	# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
-	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" ${SC_EDGEQ:-} >&2 ||
+	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" ${SC_EDGEQ-bdp 24000} >&2 ||
 		sc_die "edgeq did not attach ($tr)"
 }
 
@@ -273,7 +275,7 @@ sc_permutation() {
 	SC_PIDS=()
 	for i in $(seq 0 $((NH - 1))); do
 		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$(( (i + NH / 2) % NH ))")" --port 5201 \
-			--duration "$secs" --cc "$tr" --start-at "$SC_T0" --out "$raw/h$i.tsv" "$@"
+			--duration "$secs" --cc "$(sc_cc "$tr")" --start-at "$SC_T0" --out "$raw/h$i.tsv" "$@"
 		SC_PIDS+=($!)
 	done
 }

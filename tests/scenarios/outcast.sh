@@ -36,7 +36,7 @@ run_one() {	# N TRANSPORT
 	local n=$1 tr=$2 raw="$FT_TMP/n$1-$2" t0 i pids=()
 	mkdir -p "$raw"
 	sc_progress "N=$n $tr"
-	sc_up star --set hosts=$((n + 1)) --set rate="$RATE" "${SETS[@]}"
+	sc_up_tr "$tr" star --set hosts=$((n + 1)) --set rate="$RATE" "${SETS[@]}"
 	for i in $(seq 1 "$n"); do ft_bg "h$i" "$EQLOAD" serve --port 5201 2>>"$raw/serve.log"; done
 	sleep 0.3
 	sc_qdisc_sampler h0 "$raw/hostq"
@@ -44,7 +44,7 @@ run_one() {	# N TRANSPORT
 	t0=$(( $(sc_now) + 1000000000 ))
 	for i in $(seq 1 "$n"); do
 		ft_bg h0 "$EQLOAD" bulk --dst "$(ft_ip "h$i")" --port 5201 --duration "$SECS" \
-			--cc "$tr" --start-at "$t0" --out "$raw/f$i.tsv"
+			--cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/f$i.tsv"
 		pids+=($!)
 	done
 	sc_wait "${pids[@]}"

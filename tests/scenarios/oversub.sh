@@ -40,14 +40,14 @@ run_one() {	# DIST TRANSPORT
 	local dist=$1 tr=$2 raw="$FT_TMP/$1-$2" t0 t1 i p base pids=()
 	mkdir -p "$raw"
 	sc_progress "$dist $tr"
-	sc_up leafspine --set rate="$RATE" --set core_rate="$RATE" "${SETS[@]}"
+	sc_up_tr "$tr" leafspine --set rate="$RATE" --set core_rate="$RATE" "${SETS[@]}"
 	for i in $(seq 0 $((NH - 1))); do
-		ft_bg "h$i" "$EQLOAD" serve --port 5201 --cc "$tr" 2>>"$raw/serve.log"
+		ft_bg "h$i" "$EQLOAD" serve --port 5201 --cc "$(sc_cc "$tr")" 2>>"$raw/serve.log"
 	done
 	sleep 0.3
 	# Base RTT across the core on the idle fabric: 1-byte RPCs back to back.
 	ft_on h0 "$EQLOAD" rpc --dst "$(ft_ip h4)" --port 5201 --req 1 --resp 1 --count 300 \
-		--cc "$tr" --out "$raw/base.tsv"
+		--cc "$(sc_cc "$tr")" --out "$raw/base.tsv"
 	base=$(awk '!/^#/ { print $2 }' "$raw/base.tsv" | sc_pct 50)
 	sc_qdisc_sampler h0 "$raw/hostq-h0"
 	sc_qdisc_sampler h4 "$raw/hostq-h4"
@@ -62,7 +62,7 @@ run_one() {	# DIST TRANSPORT
 	for i in $(seq 0 $((NH - 1))); do
 		ft_bg "h$i" "$EQLOAD" flows --dst "$(ft_ip "h$(( (i + 4) % NH ))")" --port 5201 \
 			--dist "$DIST_DIR/$dist.cdf" --load "$LOAD" --link-rate "$RATE_BPS" --duration "$SECS" \
-			--seed $((i + 1)) --cc "$tr" --start-at "$t0" --out "$raw/h$i.tsv" 2>>"$raw/flows.log"
+			--seed $((i + 1)) --cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/h$i.tsv" 2>>"$raw/flows.log"
 		pids+=($!)
 	done
 	sc_wait "${pids[@]}"

@@ -18,6 +18,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/scenarios/lib.sh
 
 SECS=${SC_SECS:-15}
+# edgeq sprays itself: a random UDP source port per packet, which the
+# switch's ECMP hash spreads over the spines (SMaRTT-REPS, EQDS §8).
+SC_EDGEQ=${SC_EDGEQ-bdp 24000 entropy packet}
 RATE=${SC_RATE:-60mbit}
 MPS=${SC_MULTIPATH:-ecmp spray}
 RATE_BPS=${RATE%bit}; RATE_BPS=$(numfmt --from=si "${RATE_BPS^^}")
@@ -33,11 +36,12 @@ run_one() {	# MULTIPATH TRANSPORT
 	local mp=$1 tr=$2 raw="$FT_TMP/$1-$2" t0 i pids=()
 	mkdir -p "$raw"
 	sc_progress "$mp $tr"
-	sc_up leafspine --set spines=4 --set rate="$RATE" --set core_rate="$RATE" \
+	sc_up_tr "$tr" leafspine --set spines=4 --set rate="$RATE" --set core_rate="$RATE" \
 		--set multipath="$mp" "${SETS[@]}"
 	sc_permutation "$raw" "$tr" "$SECS"
 	t0=$SC_T0 pids=("${SC_PIDS[@]}")
 	sc_wait "${pids[@]}"
+	sc_agent_counters "$raw/agent"
 	ft_stats
 	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"
 	local p t1=$((t0 + SECS * 1000000000))

@@ -31,26 +31,27 @@ run_one() {	# TRANSPORT
 	local tr=$1 raw="$FT_TMP/$1" t0 rx pids=()
 	mkdir -p "$raw"
 	sc_progress "$tr idle"
-	sc_up star --set hosts=4 --set rate="$RATE" "${SETS[@]}"
+	sc_up_tr "$tr" star --set hosts=4 --set rate="$RATE" "${SETS[@]}"
 	rx=$(ft_ip h3)
-	ft_bg h3 "$EQLOAD" serve --port 5201 --cc "$tr" 2>>"$raw/serve.log"
+	ft_bg h3 "$EQLOAD" serve --port 5201 --cc "$(sc_cc "$tr")" 2>>"$raw/serve.log"
 	sleep 0.3
 	t0=$(( $(sc_now) + 500000000 ))
 	ft_on h2 "$EQLOAD" rpc --dst "$rx" --port 5201 --req 64 --resp 64 --rate "$RPS" \
-		--duration "$SECS" --cc "$tr" --start-at "$t0" --out "$raw/idle.tsv"
+		--duration "$SECS" --cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/idle.tsv"
 	sc_progress "$tr loaded"
 	ft_ctl reset
 	t0=$(( $(sc_now) + 1000000000 ))
 	for h in h0 h1; do
 		ft_bg "$h" "$EQLOAD" bulk --dst "$rx" --port 5201 --duration $((SECS + 2)) \
-			--cc "$tr" --start-at "$t0" --out "$raw/bulk-$h.tsv"
+			--cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/bulk-$h.tsv"
 		pids+=($!)
 	done
 	# RPCs from 1 s after the bulk flows start to 1 s before they end
 	ft_bg h2 "$EQLOAD" rpc --dst "$rx" --port 5201 --req 64 --resp 64 --rate "$RPS" \
-		--duration "$SECS" --cc "$tr" --start-at $((t0 + 1000000000)) --out "$raw/loaded.tsv"
+		--duration "$SECS" --cc "$(sc_cc "$tr")" --start-at $((t0 + 1000000000)) --out "$raw/loaded.tsv"
 	pids+=($!)
 	sc_wait "${pids[@]}"
+	sc_agent_counters "$raw/agent"
 	ft_stats
 	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"
 	sc_queue tor0-h3 "$raw/queue.tsv" "$t0"

@@ -388,8 +388,12 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t)
 		return next;
 	if (t->infl_n && t->rto_at && now >= t->rto_at) {
-		/* Everything sent more than an RTO ago left the network without
-		 * a word: its credit comes back and it goes again first. */
+		/* Everything sent more than an RTO ago goes again first, but on
+		 * new credit: an RTS asks the receiver to pull for it.  Giving
+		 * its credit back instead would let a packet that was only late
+		 * (a queue longer than an RTO, a starved agent) be sent twice on
+		 * one pull, and a full queue feed itself: in RTS mode at 16 -> 1
+		 * that kept the switch queue at its 200-packet limit. */
 		uint64_t oldest = EQT_NO_DEADLINE;
 
 		for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
@@ -399,9 +403,9 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 				continue;
 			if (p->t_ns + e->cfg.rto_ns <= now) {
 				infl_take(t, s);
-				t->credit += p->len;
 				eqt_q_push(&t->rtx, p);
 				t->st.rto_fired++;
+				t->rts_due = true;
 			} else if (p->t_ns < oldest) {
 				oldest = p->t_ns;
 			}

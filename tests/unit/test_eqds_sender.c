@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for user/eqds/sender.c through the module's interface, one
+ * sender with a mocked clock and recording I/O, the receiver played by the
+ * test: the retransmission timeout.  Packets that time out go again ahead
+ * of new data but only on new credit, after an RTS: a packet that was only
+ * late must not be sent twice on one pull (docs/eqds.md, "Sending").
+ */
+#include "testlib.h"
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "eqds.h"
+
+#define MTU	1500
+#define BDP	(8 * MTU)
+#define RTO_NS	10000000ULL
+#define PEER	0
+
+struct rec {
+	uint32_t	data_seq[256];
+	unsigned	n_data, rts;
+};
+
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+{
+	struct rec *r = ctx;
+
+	assert_true(r->n_data < 256);
+	r->data_seq[r->n_data++] = h->seq_ack;
+}
+
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+{
+	struct rec *r = ctx;
+
+	if (h->type == EQ_T_RTS)
+		r->rts++;
+}
+
+static void rec_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	fail_msg("a sender-only test delivered a packet");
+}
+
+struct fx {
+	struct rec	rec;
+	struct eqt_pool	pool;
+	struct eqds	*e;
+	uint64_t	now;
+};
+
+static struct fx *fx_new(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct eqds_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqds_cfg cfg = {
+		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = BDP,
+		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 128,
+		.reorder_ns = 12000000, .rto_ns = RTO_NS, .drr_quantum = 3000,
+		.policy = EQDS_ASL_FIFO, .idle_ns = 10000000000ULL,
+	};
+
+	assert_non_null(f);
+	assert_int_equal(eqt_pool_init(&f->pool, 1024), 0);
+	f->e = eqds_new(&cfg, &io, &f->pool, 0, 42);
+	assert_non_null(f->e);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	eqds_free(f->e);
+	eqt_pool_fini(&f->pool);
+	free(f);
+}
+
+static void local(struct fx *f, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct eqt_pkt *p = eqt_pkt_get(&f->pool);
+
+		assert_non_null(p);
+		memset(p->data, 0, 64);
+		p->len = MTU;
+		p->l3_off = 0;
+		p->cls = EQT_CLS_OTHER;
+		assert_int_equal(eqds_local(f->e, PEER, p, f->now), 0);
+	}
+}
+
+/* Time passes in 10 us steps (the pacer sends a few packets per step). */
+static void run_until(struct fx *f, uint64_t t)
+{
+	while (f->now < t) {
+		eqds_run(f->e, f->now);
+		f->now += 10000;
+	}
+	eqds_run(f->e, f->now);
+}
+
+/* The receiver's PULL number `pull`, acknowledging nothing below `ack`. */
+static void pull(struct fx *f, uint32_t pull_no, uint32_t ack)
+{
+	struct eqds_hdr h = { .type = EQ_T_PULL, .seq_ack = ack, .pull = pull_no };
+
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+}
+
+static void rto__retransmits_only_on_new_credit(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+	uint32_t isn;
+	unsigned sent;
+
+	/* Trimming mode: the first BDP goes unscheduled. */
+	local(f, 12);
+	run_until(f, 1000000);
+	assert_int_equal(f->rec.n_data, BDP / MTU);
+	isn = f->rec.data_seq[0];
+	/* The receiver's first pull (number 100) grants one MTU: one more
+	 * packet; nothing is acknowledged. */
+	pull(f, 100, isn);
+	run_until(f, 2000000);
+	assert_int_equal(f->rec.n_data, BDP / MTU + 1);
+	sent = f->rec.n_data;
+
+	/* No word for an RTO: every packet in flight times out. */
+	run_until(f, 2000000 + RTO_NS + 1000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, BDP / MTU + 1);
+	assert_int_equal(f->rec.n_data, sent);	/* no credit: nothing resent yet */
+	assert_true(f->rec.rts >= 1);		/* the receiver is asked to pull */
+	assert_true(st.credit <= 0);
+
+	/* Each new pull pays for one retransmission, oldest first. */
+	for (uint32_t k = 1; k <= 3; k++) {
+		pull(f, 100 + k, isn);
+		run_until(f, f->now + 100000);
+		assert_int_equal(f->rec.n_data, sent + k);
+		assert_int_equal(f->rec.data_seq[sent + k - 1], isn + k - 1);
+	}
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.tx_rtx, 3);
+	fx_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rto__retransmits_only_on_new_credit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
