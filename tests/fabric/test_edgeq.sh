@@ -46,8 +46,7 @@ incast() {	# MODE: trim | rts
 		"TCP retransmissions $(for i in $(seq 0 $((N - 1))); do ft_sum "$raw/h$i.tsv" retrans; done | paste -sd+ | bc)"
 	if [ "$mode" = trim ]; then
 		local rxt rtx nacks rtos
-		rxt=$(ft_agent_sum rx_trimmed); nacks=$(ft_agent_sum rx_nacks); rtx=$(ft_agent_sum tx_rtx)
-		rtos=$(ft_agent_sum rto_fired)
+		read -r rxt nacks rtx rtos < <(ft_agent_sum rx_trimmed rx_nacks tx_rtx rto_fired)
 		check "trim: the switch trimmed the first RTT ($trims trims)" [ "$trims" -gt 0 ]
 		check "trim: every trim reached the receiver's agent ($trims at the switch, $rxt received)" \
 			[ "$rxt" -eq "$trims" ]

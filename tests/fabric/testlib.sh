@@ -62,18 +62,20 @@ ft_edgeq_up() {
 	done < <(fab_hosts "$FT_NAME")
 }
 
-# ft_agent_sum FIELD: a field of the agents' per-peer state (eq_agent_peers,
-# docs/agent.md), summed over every peer of every attached host.  The
-# agents publish every 100 ms: wait that long after the traffic.
+# ft_agent_sum FIELD...: fields of the agents' per-peer state
+# (eq_agent_peers, docs/agent.md), each summed over every peer of every
+# attached host, on one line.  One dump per host (a dump of the whole
+# array is 1.5 MB of JSON).  The agents publish every 100 ms: wait that
+# long after the traffic.
 ft_agent_sum() {
-	local h t=0 v
+	local h f q=""
+	for f in "$@"; do q="$q${q:+, }(map(.$f // 0) | add // 0)"; done
 	for h in "${FT_EDGEQ_HOSTS[@]}"; do
-		v=$(nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned \
+		nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned \
 			"/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")/eq_agent_peers" -j 2>/dev/null |
-			jq "[.[] | .formatted.value.$1] | add" 2>/dev/null)
-		t=$((t + ${v:-0}))
-	done
-	echo "$t"
+			jq -r "[.[] | .formatted.value] | [$q] | @tsv" 2>/dev/null
+	done | awk -v n=$# '{ for (i = 1; i <= n; i++) s[i] += $i }
+		END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i] + 0; print "" }'
 }
 
 ft_edgeq_down() {

@@ -129,11 +129,10 @@ sc_qstats() {
 # the traffic and before sc_down.
 SC_AGENT_FIELDS="edge_drops edge_marks rx_trimmed rx_nacks rto_fired tx_rtx"
 sc_agent_counters() {
-	local f
 	[ ${#FT_EDGEQ_HOSTS[@]} -gt 0 ] || { rm -f "$1"; return 0; }
 	sleep 0.2	# the agents publish every 100 ms
-	for f in $SC_AGENT_FIELDS; do printf '%s ' "$(ft_agent_sum "$f")"; done >"$1"
-	echo >>"$1"
+	# shellcheck disable=SC2086 # a list of field names
+	ft_agent_sum $SC_AGENT_FIELDS >"$1"
 }
 
 # ---- statistics (awk; every function reads numbers, one per line) ----

@@ -5,6 +5,7 @@
  * test: the retransmission timeout.  Packets that time out go again ahead
  * of new data but only on new credit, after an RTS: a packet that was only
  * late must not be sent twice on one pull (docs/eqds.md, "Sending").
+ * And the counters: a peer's survive its tunnels (idle, flushed).
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -146,10 +147,39 @@ static void rto__retransmits_only_on_new_credit(void **state)
 	fx_free(f);
 }
 
+/* Freeing an idle tunnel (or a flush) must not reset the peer's counters:
+ * `bpftool map dump` readers see them only grow. */
+static void counters__survive_the_tunnel(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+	uint32_t isn;
+
+	local(f, 4);
+	run_until(f, 1000000);
+	assert_int_equal(f->rec.n_data, 4);
+	isn = f->rec.data_seq[0];
+	pull(f, 100, isn + 4);		/* acknowledges all four */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, 0);
+	assert_int_equal(st.tx_state, EQDS_TX_ESTABLISHED);
+	run_until(f, f->now + 10000000000ULL + 1000000);	/* idle_ns: freed */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.tx_state, EQDS_TX_CLOSED);
+	assert_int_equal(st.tx_data, 4);
+	eqds_flush(f->e, PEER, f->now);
+	local(f, 2);				/* a new epoch adds to them */
+	run_until(f, f->now + 1000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.tx_data, 6);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
+		cmocka_unit_test(counters__survive_the_tunnel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,6 +173,23 @@ int eqds_set_weight(struct eqds *e, uint32_t peer, uint32_t weight)
 	return 0;
 }
 
+void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from)
+{
+	to->tx_data += from->tx_data;
+	to->tx_rtx += from->tx_rtx;
+	to->rx_nacks += from->rx_nacks;
+	to->rto_fired += from->rto_fired;
+	to->edge_drops += from->edge_drops;
+	to->edge_marks += from->edge_marks;
+	to->rts_sent += from->rts_sent;
+	to->rx_data += from->rx_data;
+	to->rx_trimmed += from->rx_trimmed;
+	to->rx_dup += from->rx_dup;
+	to->rx_ooo += from->rx_ooo;
+	to->reorder_gaps += from->reorder_gaps;
+	to->pulls_sent += from->pulls_sent;
+}
+
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)
 {
 	const struct tx_tunnel *t = peer < EQDS_MAX_PEERS ? e->tx[peer] : NULL;
@@ -201,6 +218,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->reorder_gaps = r->st.reorder_gaps;
 		st->pulls_sent = r->st.pulls_sent;
 	}
+	if (peer < EQDS_MAX_PEERS)
+		eqds_counters_add(st, &e->retired[peer]);
 }
 
 int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r, uint32_t pr)

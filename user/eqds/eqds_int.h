@@ -56,6 +56,9 @@ struct eqds {
 	struct rx_tunnel	*rx[EQDS_MAX_PEERS];
 	uint32_t		last_isn[EQDS_MAX_PEERS];	/* epochs survive a flush */
 	uint32_t		weight[EQDS_MAX_PEERS];
+	/* Counters of freed tunnels (idle, flushed): a peer's counters
+	 * only ever grow, whatever happens to its tunnels. */
+	struct eqds_peer_stats	retired[EQDS_MAX_PEERS];
 	/* the Active Sender List (receiver side) */
 	uint32_t		asl_head, asl_tail;
 	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
@@ -68,6 +71,8 @@ struct eqds {
 };
 
 uint64_t eqds_rand(struct eqds *e);
+/* Adds from's counters (not its state fields) to to's. */
+void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from);
 /* sender.c */
 struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now);
 void tx_free(struct eqds *e, uint32_t peer);

@@ -87,6 +87,7 @@ void rx_free(struct eqds *e, uint32_t peer)
 
 	if (!r)
 		return;
+	eqds_counters_add(&e->retired[peer], &r->st);
 	if (r->in_asl)
 		asl_remove(e, peer);
 	set_owed(e, r, 0);

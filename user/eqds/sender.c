@@ -84,6 +84,7 @@ void tx_free(struct eqds *e, uint32_t peer)
 
 	if (!t)
 		return;
+	eqds_counters_add(&e->retired[peer], &t->st);
 	infl_drop_all(e, t, NULL);
 	eqt_q_drain(&t->q[0], e->pool);
 	eqt_q_drain(&t->q[1], e->pool);
