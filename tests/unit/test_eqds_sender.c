@@ -12,6 +12,7 @@
 #include <string.h>
 #include "edgeq/wire.h"
 #include "eqds.h"
+#include "eqds_int.h"
 
 #define MTU	1500
 #define BDP	(8 * MTU)
@@ -175,11 +176,49 @@ static void counters__survive_the_tunnel(void **state)
 	fx_free(f);
 }
 
+/* The arbiter visits peers through live_next(): from any start it must
+ * find the next set bit, wrapping, against a plain scan. */
+static void live_next__matches_a_scan(void **state)
+{
+	uint64_t a[EQDS_LIVE_WORDS], b[EQDS_LIVE_WORDS];
+
+	rng_state = 3;
+	for (int round = 0; round < 200; round++) {
+		uint32_t density = 1 + rnd32() % 200;
+
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+			if (rnd32() % 1000 < density)
+				live_set(a, i);
+			if (rnd32() % 1000 < density / 2)
+				live_set(b, i);
+		}
+		if (round % 10 == 0)
+			memset(a, 0, sizeof(a));
+		for (int k = 0; k < 20; k++) {
+			uint32_t from = rnd32() % (EQDS_MAX_PEERS + 70), want = EQDS_MAX_PEERS;
+			bool with_b = k % 2;
+
+			for (uint32_t j = 0; j < EQDS_MAX_PEERS; j++) {
+				uint32_t i = (from + j) % EQDS_MAX_PEERS;
+
+				if ((a[i / 64] | (with_b ? b[i / 64] : 0)) >> (i % 64) & 1) {
+					want = i;
+					break;
+				}
+			}
+			assert_int_equal(live_next(a, with_b ? b : NULL, from), want);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
 		cmocka_unit_test(counters__survive_the_tunnel),
+		cmocka_unit_test(live_next__matches_a_scan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,38 +118,45 @@ static bool tx_idle(const struct tx_tunnel *t)
 	return !t->infl_n && !t->rtx.pkts && !t->q[0].pkts && !t->q[1].pkts;
 }
 
+/* Peer i's timers, or the end of its idle tunnels: its next deadline. */
+static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
+{
+	uint64_t next = EQT_NO_DEADLINE, d;
+	struct rx_tunnel *r = e->rx[i];
+
+	if (e->tx[i]) {
+		if (tx_idle(e->tx[i]) && now > e->tx[i]->last_use_ns + e->cfg.idle_ns)
+			tx_free(e, i);	/* its epoch stays in last_isn */
+		else
+			next = tx_timers(e, i, now);
+	}
+	if (r) {
+		if (!r->held_n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
+			rx_free(e, i);
+		else if ((d = rx_timers(e, i, now)) < next)
+			next = d;
+	}
+	return next;
+}
+
 uint64_t eqds_run(struct eqds *e, uint64_t now)
 {
 	uint64_t next = EQT_NO_DEADLINE, d;
 
-	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
-		if (e->tx[i]) {
-			if (tx_idle(e->tx[i]) && now > e->tx[i]->last_use_ns + e->cfg.idle_ns) {
-				tx_free(e, i);	/* its epoch stays in last_isn */
-			} else if ((d = tx_timers(e, i, now)) < next) {
-				next = d;
-			}
-		}
-		if (e->rx[i]) {
-			struct rx_tunnel *r = e->rx[i];
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++) {
+		uint64_t bits = e->tx_live[w] | e->rx_live[w];
 
-			if (!r->held_n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
-				rx_free(e, i);
-			else if ((d = rx_timers(e, i, now)) < next)
+		for (; bits; bits &= bits - 1)
+			if ((d = peer_timers(e, w * 64 + (uint32_t)__builtin_ctzll(bits), now)) < next)
 				next = d;
-		}
 	}
 	if ((d = rx_pull_pacer(e, now)) < next)
 		next = d;
 	if ((d = tx_arbiter(e, now)) < next)
 		next = d;
-	if (e->cfg.idle_ns && next == EQT_NO_DEADLINE) {
-		for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++)
-			if (e->tx[i] || e->rx[i]) {
-				next = now + e->cfg.idle_ns;
-				break;
-			}
-	}
+	if (e->cfg.idle_ns && next == EQT_NO_DEADLINE &&
+	    live_next(e->tx_live, e->rx_live, 0) < EQDS_MAX_PEERS)
+		next = now + e->cfg.idle_ns;
 	return next;
 }
 

@@ -6,6 +6,8 @@
 #include "eqds.h"
 #include "pacer.h"
 
+#define EQDS_LIVE_WORDS	(EQDS_MAX_PEERS / 64)
+
 #define INFL_SLOTS	4096	/* in-flight packets per tunnel (by seq) */
 #define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
 
@@ -54,6 +56,9 @@ struct eqds {
 	uint32_t		bdp_pkts;
 	struct tx_tunnel	*tx[EQDS_MAX_PEERS];
 	struct rx_tunnel	*rx[EQDS_MAX_PEERS];
+	/* Which of those exist, as bitmaps: the loops over peers visit only
+	 * these (a scan of all 1024 slots per packet capped the agent). */
+	uint64_t		tx_live[EQDS_LIVE_WORDS], rx_live[EQDS_LIVE_WORDS];
 	uint32_t		last_isn[EQDS_MAX_PEERS];	/* epochs survive a flush */
 	uint32_t		weight[EQDS_MAX_PEERS];
 	/* Counters of freed tunnels (idle, flushed): a peer's counters
@@ -71,6 +76,37 @@ struct eqds {
 };
 
 uint64_t eqds_rand(struct eqds *e);
+
+static inline void live_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ULL << (i % 64); }
+static inline void live_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ULL << (i % 64)); }
+
+/* The first peer at or after `from` in the bitmap m (or in a | b when b is
+ * given), wrapping around; EQDS_MAX_PEERS if there is none. */
+static inline uint32_t live_next(const uint64_t *a, const uint64_t *b, uint32_t from)
+{
+	from %= EQDS_MAX_PEERS;
+	for (uint32_t k = 0; k <= EQDS_LIVE_WORDS; k++) {
+		uint32_t w = (from / 64 + k) % EQDS_LIVE_WORDS;
+		uint64_t bits = a[w] | (b ? b[w] : 0);
+
+		if (k == 0)
+			bits &= ~0ULL << (from % 64);
+		else if (k == EQDS_LIVE_WORDS)
+			bits &= (from % 64) ? ~(~0ULL << (from % 64)) : 0;
+		if (bits)
+			return w * 64 + (uint32_t)__builtin_ctzll(bits);
+	}
+	return EQDS_MAX_PEERS;
+}
+
+static inline uint32_t live_count(const uint64_t *m)
+{
+	uint32_t n = 0;
+
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		n += (uint32_t)__builtin_popcountll(m[w]);
+	return n;
+}
 /* Adds from's counters (not its state fields) to to's. */
 void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from);
 /* sender.c */

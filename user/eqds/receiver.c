@@ -26,6 +26,7 @@ static struct rx_tunnel *rx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	r->asl_next = ASL_NONE;
 	r->weight = e->weight[peer] ? e->weight[peer] : 1;
 	e->rx[peer] = r;
+	live_set(e->rx_live, peer);
 	return r;
 }
 
@@ -97,6 +98,7 @@ void rx_free(struct eqds *e, uint32_t peer)
 	free(r->held);
 	free(r);
 	e->rx[peer] = NULL;
+	live_clear(e->rx_live, peer);
 }
 
 uint32_t rx_busy_ns(const struct eqds *e)

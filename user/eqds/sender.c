@@ -56,6 +56,7 @@ struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 		return NULL;
 	t->last_use_ns = now;
 	e->tx[peer] = t;
+	live_set(e->tx_live, peer);
 	return t;
 }
 
@@ -91,6 +92,7 @@ void tx_free(struct eqds *e, uint32_t peer)
 	eqt_q_drain(&t->rtx, e->pool);
 	free(t);
 	e->tx[peer] = NULL;
+	live_clear(e->tx_live, peer);
 }
 
 static struct eqt_pkt *infl_take(struct tx_tunnel *t, uint32_t seq)
@@ -266,13 +268,14 @@ uint64_t tx_arbiter(struct eqds *e, uint64_t now)
 	/* DRR between the classes; round robin among peers within a class;
 	 * a tunnel's retransmissions go before its new data in any class. */
 	while (idle_rounds < EQT_NCLS) {
-		uint32_t c = e->cls_turn, sent = 0;
+		uint32_t c = e->cls_turn, sent = 0, n = live_count(e->tx_live), peer = e->rr[c];
 
-		for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
-			uint32_t peer = (e->rr[c] + i) % EQDS_MAX_PEERS;
-			struct tx_tunnel *t = e->tx[peer];
+		for (uint32_t i = 0; i < n; i++, peer++) {
+			struct tx_tunnel *t;
 			struct eqt_q *q;
 
+			peer = live_next(e->tx_live, NULL, peer);
+			t = e->tx[peer];
 			if (!t || !(q = head_q(t, c)))
 				continue;
 			if (t->credit < (int64_t)q->head->len)
