@@ -5,7 +5,8 @@
  * test: the retransmission timeout.  Packets that time out go again ahead
  * of new data but only on new credit, after an RTS: a packet that was only
  * late must not be sent twice on one pull (docs/eqds.md, "Sending").
- * And the counters: a peer's survive its tunnels (idle, flushed).
+ * The RTO adapts to how late ACKs come, never below rto_us.  And the
+ * counters: a peer's survive its tunnels (idle, flushed).
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -148,6 +149,62 @@ static void rto__retransmits_only_on_new_credit(void **state)
 	fx_free(f);
 }
 
+static void ack(struct fx *f, uint32_t seq, uint32_t pull_no)
+{
+	struct eqds_hdr h = { .type = EQ_T_ACK, .seq_ack = seq, .pull = pull_no };
+
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+}
+
+/* One packet out, its ACK (and a PULL paying for the next) `delay` later. */
+static void exchange(struct fx *f, uint32_t *pull_no, uint64_t delay)
+{
+	unsigned before = f->rec.n_data;
+
+	local(f, 1);
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, before + 1);
+	run_until(f, f->now + delay);
+	ack(f, f->rec.data_seq[f->rec.n_data - 1], *pull_no);
+	pull(f, ++*pull_no, f->rec.data_seq[0]);
+	run_until(f, f->now + 10000);
+}
+
+/* ACKs that come later than rto_us (a busy host's agent) raise the RTO
+ * instead of sending every packet twice; fast ACKs bring it back down to
+ * rto_us, never below. */
+static void rto__adapts_to_ack_delays(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+	uint32_t pull_no = 100;
+	uint64_t t0;
+
+	/* The first ACK comes after 15 ms: one RTO, then backed off. */
+	exchange(f, &pull_no, 15000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 1);
+	for (int k = 0; k < 10; k++)
+		exchange(f, &pull_no, 15000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 1);	/* learnt: no more */
+	for (int k = 0; k < 40; k++)
+		exchange(f, &pull_no, 1000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 1);
+	/* Now a packet that is never ACKed times out after rto_us again. */
+	local(f, 1);
+	t0 = f->now;
+	while (st.rto_fired == 1 && f->now < t0 + 100000000) {
+		run_until(f, f->now + 100000);
+		eqds_peer_stats(f->e, PEER, &st);
+	}
+	assert_int_equal(st.rto_fired, 2);
+	assert_true(f->now - t0 >= RTO_NS);
+	assert_true(f->now - t0 <= RTO_NS + 1000000);
+	fx_free(f);
+}
+
 /* Freeing an idle tunnel (or a flush) must not reset the peer's counters:
  * `bpftool map dump` readers see them only grow. */
 static void counters__survive_the_tunnel(void **state)
@@ -217,6 +274,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
+		cmocka_unit_test(rto__adapts_to_ack_delays),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 	};

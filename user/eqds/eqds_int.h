@@ -27,6 +27,9 @@ struct tx_tunnel {
 	uint32_t	infl_n;
 	uint64_t	infl_bytes;
 	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns, rto_at;
+	/* The RTO adapts to the ACKs (RFC 6298 estimator, rto_ns its floor,
+	 * doubled when it fires): an agent on a busy host answers late. */
+	uint64_t	srtt_ns, rttvar_ns, rto_ns;
 	struct eqds_peer_stats st;
 };
 

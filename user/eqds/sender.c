@@ -95,6 +95,33 @@ void tx_free(struct eqds *e, uint32_t peer)
 	live_clear(e->tx_live, peer);
 }
 
+#define RTO_MAX_NS	1000000000ULL
+
+static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
+{
+	return t->rto_ns ? t->rto_ns : e->cfg.rto_ns;
+}
+
+/* An ACK of a packet sent once (Karn: a retransmission's ACK could be
+ * the first send's) is an RTT sample, scheduling delays of both agents
+ * included: RFC 6298's estimator, with the configured RTO as its floor. */
+static void rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
+{
+	uint64_t v;
+
+	if (!t->srtt_ns) {
+		t->srtt_ns = r;
+		t->rttvar_ns = r / 2;
+	} else {
+		uint64_t d = t->srtt_ns > r ? t->srtt_ns - r : r - t->srtt_ns;
+
+		t->rttvar_ns = (3 * t->rttvar_ns + d) / 4;
+		t->srtt_ns = (7 * t->srtt_ns + r) / 8;
+	}
+	v = t->srtt_ns + 4 * t->rttvar_ns;
+	t->rto_ns = v < e->cfg.rto_ns ? e->cfg.rto_ns : v > RTO_MAX_NS ? RTO_MAX_NS : v;
+}
+
 static struct eqt_pkt *infl_take(struct tx_tunnel *t, uint32_t seq)
 {
 	struct eqt_pkt **slot = &t->infl[seq % INFL_SLOTS], *p = *slot;
@@ -233,8 +260,8 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	*slot = p;
 	t->infl_n++;
 	t->infl_bytes += p->len;
-	if (!t->rto_at || t->rto_at > now + e->cfg.rto_ns)
-		t->rto_at = now + e->cfg.rto_ns;
+	if (!t->rto_at || t->rto_at > now + rto(e, t))
+		t->rto_at = now + rto(e, t);
 	t->last_use_ns = now;
 }
 
@@ -358,8 +385,11 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 	}
 	switch (h->type) {
 	case EQ_T_ACK:
-		if ((p = infl_take(t, h->seq_ack)))
+		if ((p = infl_take(t, h->seq_ack))) {
+			if (p->tx_count == 1 && now > p->t_ns)
+				rtt_sample(e, t, now - p->t_ns);
 			eqt_pkt_put(e->pool, p);
+		}
 		break;
 	case EQ_T_NACK:
 		/* Trimmed: it left the network as a header, so its credit is
@@ -392,29 +422,37 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t)
 		return next;
 	if (t->infl_n && t->rto_at && now >= t->rto_at) {
-		/* Everything sent more than an RTO ago goes again first, but on
-		 * new credit: an RTS asks the receiver to pull for it.  Giving
-		 * its credit back instead would let a packet that was only late
-		 * (a queue longer than an RTO, a starved agent) be sent twice on
-		 * one pull, and a full queue feed itself: in RTS mode at 16 -> 1
+		/* No ACK for the oldest packet for an RTO: everything in flight
+		 * goes again first, in seq order, and the RTO backs off until
+		 * an ACK says how long they take.  Resent on new credit: an
+		 * RTS asks the receiver to pull for them.  Giving their credit
+		 * back instead would let a packet that was only late (a queue
+		 * longer than an RTO, a starved agent) be sent twice on one
+		 * pull, and a full queue feed itself: in RTS mode at 16 -> 1
 		 * that kept the switch queue at its 200-packet limit. */
-		uint64_t oldest = EQT_NO_DEADLINE;
+		uint64_t r = rto(e, t), oldest = EQT_NO_DEADLINE;
 
 		for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
 			struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
 
-			if (!p || p->seq != s)
-				continue;
-			if (p->t_ns + e->cfg.rto_ns <= now) {
+			if (p && p->seq == s && p->t_ns < oldest)
+				oldest = p->t_ns;
+		}
+		if (oldest + r > now) {
+			t->rto_at = oldest + r;	/* ACKs came: not yet */
+		} else {
+			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
+				struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
+
+				if (!p || p->seq != s)
+					continue;
 				infl_take(t, s);
 				eqt_q_push(&t->rtx, p);
 				t->st.rto_fired++;
-				t->rts_due = true;
-			} else if (p->t_ns < oldest) {
-				oldest = p->t_ns;
 			}
+			t->rts_due = true;
+			t->rto_ns = 2 * r > RTO_MAX_NS ? RTO_MAX_NS : 2 * r;
 		}
-		t->rto_at = oldest == EQT_NO_DEADLINE ? 0 : oldest + e->cfg.rto_ns;
 	}
 	if (!t->infl_n)
 		t->rto_at = 0;	/* nothing left to time out */
@@ -426,12 +464,12 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	if (q && t->credit < (int64_t)q->head->len) {
 		uint64_t quiet = t->last_ctl_ns > t->last_rts_ns ? t->last_ctl_ns : t->last_rts_ns;
 
-		if (t->rts_due || now >= quiet + e->cfg.rto_ns) {
+		if (t->rts_due || now >= quiet + rto(e, t)) {
 			send_rts(e, peer, t, now);
 			quiet = now;
 		}
-		if (quiet + e->cfg.rto_ns < next)
-			next = quiet + e->cfg.rto_ns;
+		if (quiet + rto(e, t) < next)
+			next = quiet + rto(e, t);
 	}
 	return next;
 }
