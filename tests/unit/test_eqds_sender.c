@@ -205,6 +205,31 @@ static void rto__adapts_to_ack_delays(void **state)
 	fx_free(f);
 }
 
+/* A retransmission lost again times out again: its seq lies below the
+ * lowest seq still in flight when it is resent, and the RTO must still
+ * see it (it once did not, and the tunnel stalled). */
+static void rto__a_lost_retransmission_times_out_again(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+	uint32_t isn;
+
+	local(f, 2);
+	run_until(f, 1000000);
+	assert_int_equal(f->rec.n_data, 2);
+	isn = f->rec.data_seq[0];
+	run_until(f, RTO_NS + 2000000);		/* both time out, both resent */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 2);
+	assert_int_equal(f->rec.n_data, 4);
+	ack(f, isn + 1, 100);			/* the second arrives; the first is lost again */
+	run_until(f, RTO_NS + 2000000 + 2 * RTO_NS + 2000000);	/* backed off: 20 ms */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 3);
+	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn);
+	fx_free(f);
+}
+
 /* Freeing an idle tunnel (or a flush) must not reset the peer's counters:
  * `bpftool map dump` readers see them only grow. */
 static void counters__survive_the_tunnel(void **state)
@@ -275,6 +300,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
 		cmocka_unit_test(rto__adapts_to_ack_delays),
+		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 	};

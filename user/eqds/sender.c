@@ -258,6 +258,11 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 			eqt_pkt_put(e->pool, old);
 	}
 	*slot = p;
+	/* A retransmission keeps its seq, which can lie below infl_lo by
+	 * now: move infl_lo back, or the RTO scan (from infl_lo) would never
+	 * see it again and a second loss would stall the tunnel. */
+	if (before(p->seq, t->infl_lo))
+		t->infl_lo = p->seq;
 	t->infl_n++;
 	t->infl_bytes += p->len;
 	if (!t->rto_at || t->rto_at > now + rto(e, t))
@@ -438,7 +443,9 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			if (p && p->seq == s && p->t_ns < oldest)
 				oldest = p->t_ns;
 		}
-		if (oldest + r > now) {
+		if (oldest == EQT_NO_DEADLINE) {
+			t->rto_at = 0;		/* nothing found: send_one re-arms */
+		} else if (oldest + r > now) {
 			t->rto_at = oldest + r;	/* ACKs came: not yet */
 		} else {
 			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
