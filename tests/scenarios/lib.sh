@@ -17,7 +17,7 @@ SC_NAME=${SC_NAME:-$(basename "$0" .sh)}
 SC_RESULTS=${SC_RESULTS:-$SC_ROOT/docs/results}
 SC_MD=$SC_RESULTS/$SC_NAME.md
 SC_PNG=$SC_RESULTS/$SC_NAME
-SC_T0=$(date +%s)
+SC_STARTED=$(date +%s)	# for the progress lines (SC_T0 is a run's start, in ns)
 SC_STEP=0
 SC_STEPS=${SC_STEPS:-0}
 FT_KEEP=${SC_KEEP:-}
@@ -64,7 +64,7 @@ sc_up_tr() {
 # Progress on stderr: a long run says where it is and how long it has taken.
 sc_progress() {
 	SC_STEP=$((SC_STEP + 1))
-	printf '[%s %d/%d, %ds] %s\n' "$SC_NAME" "$SC_STEP" "$SC_STEPS" $(($(date +%s) - SC_T0)) "$*" >&2
+	printf '[%s %d/%d, %ds] %s\n' "$SC_NAME" "$SC_STEP" "$SC_STEPS" $(($(date +%s) - SC_STARTED)) "$*" >&2
 }
 
 sc_die() { echo "$SC_NAME: $*" >&2; exit 1; }
