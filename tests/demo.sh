@@ -25,7 +25,7 @@ echo
 sed -n '/^| N |/,/^!/p' "$out/incast.md" | grep -v '^!'
 echo "demo: edgeq keeps the switch queue short (queue columns) where TCP fills it;" \
 	"on this machine its agents share 2 vCPUs with every host and the switch, which" \
-	"costs completion time (docs/results/incast.md says how much and why)"
+	"costs completion time (docs/agent.md, \"Figures\", says how much and why)"
 echo "demo: report $out/incast.md; plots:"
 ls "$out"/incast/*.png | sed 's/^/    /'
 echo "demo: the tunnel itself (attach, tshark view of the wire, status): make demo-tunnel"
