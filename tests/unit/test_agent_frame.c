@@ -174,6 +174,49 @@ static void test_decap_ecn(void **state)
 	}
 }
 
+/* mk_frame's inner packet made TCP: a 20-byte header with `flags`, then
+ * `payload` bytes. */
+static uint32_t mk_tcp(uint8_t *f, uint32_t payload, uint8_t flags)
+{
+	uint32_t n = mk_frame(f, 20 - 8 + payload, 0, 0);
+	uint8_t *in = f + 14 + 20 + 8 + EQ_HDR_LEN;
+	uint16_t c;
+
+	in[9] = 6;
+	in[10] = in[11] = 0;
+	c = eq_ipv4_hdr_csum(in);
+	memcpy(in + 10, &c, 2);
+	in[20 + 12] = 5 << 4;
+	in[20 + 13] = flags;
+	return n;
+}
+
+static void test_tcp_pure_ack(void **state)
+{
+	uint8_t f[2048];
+	struct eqf_info fi;
+	uint32_t n;
+
+	n = mk_tcp(f, 0, 0x10);				/* ACK */
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_true(eqf_tcp_pure_ack(f, &fi));
+	n = mk_tcp(f, 1, 0x10);				/* one byte of data */
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_false(eqf_tcp_pure_ack(f, &fi));
+	for (uint8_t fl = 0x01; fl <= 0x04; fl <<= 1) {	/* FIN, SYN, RST */
+		n = mk_tcp(f, 0, 0x10 | fl);
+		assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+		assert_false(eqf_tcp_pure_ack(f, &fi));
+	}
+	n = mk_frame(f, 0, 0, 0);			/* UDP, no payload */
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_false(eqf_tcp_pure_ack(f, &fi));
+	n = mk_tcp(f, 0, 0x10);				/* header longer than the packet */
+	f[14 + 20 + 8 + EQ_HDR_LEN + 20 + 12] = 15 << 4;
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_false(eqf_tcp_pure_ack(f, &fi));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_stamp),
 		cmocka_unit_test(test_ctl_roundtrip),
 		cmocka_unit_test(test_decap_ecn),
+		cmocka_unit_test(test_tcp_pure_ack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

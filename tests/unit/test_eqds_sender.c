@@ -129,8 +129,13 @@ static void rto__retransmits_only_on_new_credit(void **state)
 	assert_int_equal(f->rec.n_data, BDP / MTU + 1);
 	sent = f->rec.n_data;
 
-	/* No word for an RTO: every packet in flight times out. */
-	run_until(f, 2000000 + RTO_NS + 1000000);
+	/* No ACK for an RTO, but the receiver is alive: it repeats its
+	 * last PULL (no new credit) every 2 ms.  Every packet times out. */
+	while (f->now < 2000000 + RTO_NS + 1000000) {
+		run_until(f, f->now + 2000000);
+		pull(f, 100, isn);
+	}
+	run_until(f, f->now + 10000);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, BDP / MTU + 1);
 	assert_int_equal(f->rec.n_data, sent);	/* no credit: nothing resent yet */
@@ -230,6 +235,29 @@ static void rto__a_lost_retransmission_times_out_again(void **state)
 	fx_free(f);
 }
 
+/* A receiver that says nothing at all for an RTO has no agent (its XDP
+ * delivers our DATA itself): the packets go again on their own credit
+ * rather than wait for pulls that will not come, and RTSs keep asking
+ * at the floor RTO, so that a restarted agent is heard from at once. */
+static void rto__silent_receiver_resends_on_own_credit(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+
+	local(f, BDP / MTU);
+	run_until(f, 1000000);
+	assert_int_equal(f->rec.n_data, BDP / MTU);
+	run_until(f, RTO_NS + 2000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, BDP / MTU);
+	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);	/* resent without a pull */
+	local(f, 1);					/* no credit left for new data */
+	f->rec.rts = 0;
+	run_until(f, f->now + 100000000);		/* 100 ms; the RTO backs off meanwhile */
+	assert_true(f->rec.rts >= 100000000 / RTO_NS - 1);
+	fx_free(f);
+}
+
 /* Freeing an idle tunnel (or a flush) must not reset the peer's counters:
  * `bpftool map dump` readers see them only grow. */
 static void counters__survive_the_tunnel(void **state)
@@ -301,6 +329,7 @@ int main(void)
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
 		cmocka_unit_test(rto__adapts_to_ack_delays),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
+		cmocka_unit_test(rto__silent_receiver_resends_on_own_credit),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 	};

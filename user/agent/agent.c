@@ -174,7 +174,11 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 	memcpy(p->data, f, len);
 	p->len = len;
 	p->l3_off = fi.inner_off;
-	p->cls = fi.inner_l4 == 6 ? EQT_CLS_TCP : EQT_CLS_OTHER;
+	/* Bare TCP ACKs go with the other class: in the TCP queue they
+	 * would wait behind this host's own bulk data to the same peer (a
+	 * full edge queue is tens of ms at a few hundred Mbit/s), and the
+	 * peer's flow towards us would crawl. */
+	p->cls = fi.inner_l4 == 6 && !eqf_tcp_pure_ack(f, &fi) ? EQT_CLS_TCP : EQT_CLS_OTHER;
 	a->active[slot] = true;
 	if (eqds_local(a->eqds, slot, p, now_ns()))
 		a->cnt.edge_drops++;

@@ -229,3 +229,18 @@ uint8_t *eqf_decap(uint8_t *f, const struct eqf_info *fi, const uint8_t dst[6],
 	*out_len = fi->inner_len + ETH_HLEN;
 	return in - ETH_HLEN;
 }
+
+bool eqf_tcp_pure_ack(const uint8_t *f, const struct eqf_info *fi)
+{
+	uint32_t ihl, doff;
+	const uint8_t *tcp;
+
+	if (fi->hdr.type != EQ_T_DATA || fi->inner_l4 != 6)
+		return false;
+	ihl = fi->inner_proto == EQ_PROTO_IPV4 ? (f[fi->inner_off] & 0x0fu) * 4 : 40;
+	if (ihl < 20 || ihl + 20 > fi->inner_len)
+		return false;
+	tcp = f + fi->inner_off + ihl;
+	doff = (uint32_t)(tcp[12] >> 4) * 4;
+	return doff >= 20 && ihl + doff == fi->inner_len && !(tcp[13] & 0x07);	/* FIN SYN RST */
+}

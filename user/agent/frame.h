@@ -39,6 +39,10 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
  * and the header checksum.  fi from eqf_parse of the same frame. */
 void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqds_hdr *h);
 
+/* A DATA frame whose inner packet is a bare TCP ACK: no payload, no SYN,
+ * FIN or RST (fi from eqf_parse of the same frame). */
+bool eqf_tcp_pure_ack(const uint8_t *f, const struct eqf_info *fi);
+
 /* Outer headers of a control frame to a peer. */
 struct eqf_route {
 	uint8_t		eth_dst[6], eth_src[6];

@@ -448,12 +448,22 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		} else if (oldest + r > now) {
 			t->rto_at = oldest + r;	/* ACKs came: not yet */
 		} else {
+			/* Not a word from the receiver for a whole RTO: its agent
+			 * is down (its XDP delivers our DATA, nobody pulls), and
+			 * waiting for pulls would stall the tunnel until it is
+			 * back.  Then the packets go on their own credit, as
+			 * without an agent.  A receiver that is only slow still
+			 * pulls and ACKs: then the pulls pay. */
+			bool silent = now - t->last_ctl_ns >= r;
+
 			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
 				struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
 
 				if (!p || p->seq != s)
 					continue;
 				infl_take(t, s);
+				if (silent)
+					t->credit += p->len;
 				eqt_q_push(&t->rtx, p);
 				t->st.rto_fired++;
 			}
@@ -471,12 +481,14 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	if (q && t->credit < (int64_t)q->head->len) {
 		uint64_t quiet = t->last_ctl_ns > t->last_rts_ns ? t->last_ctl_ns : t->last_rts_ns;
 
-		if (t->rts_due || now >= quiet + rto(e, t)) {
+		/* RTSs repeat at the floor RTO, not the backed-off one: they
+		 * are small, and a restarted receiver answers the next one. */
+		if (t->rts_due || now >= quiet + e->cfg.rto_ns) {
 			send_rts(e, peer, t, now);
 			quiet = now;
 		}
-		if (quiet + rto(e, t) < next)
-			next = quiet + rto(e, t);
+		if (quiet + e->cfg.rto_ns < next)
+			next = quiet + e->cfg.rto_ns;
 	}
 	return next;
 }
