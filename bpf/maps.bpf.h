@@ -12,6 +12,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "edgeq/maps.h"
+#include "edgeq/lease.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -76,6 +77,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct eq_agent_peer);
 } eq_agent_peers SEC(".maps");
+
+/* The credit bucket TC and the agent share (lease.h): mmapable, so that
+ * the agent's side of the atomics is a plain CPU instruction too. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct eq_credit);
+} eq_credit SEC(".maps");
 
 /* The agent is alive while its heartbeat is younger than agent_dead_ns.
  * A heartbeat written by another CPU after our clock read looks like the

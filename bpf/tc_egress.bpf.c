@@ -9,9 +9,10 @@
  * store.  The Ethernet header stays: overlay prefixes route out of this
  * interface through the same next hop as the peer's underlay address.
  *
- * With `scheme eqds` and a live agent the encapsulated packet is redirected
- * to the internal veth, where the agent picks it up (docs/agent.md); with
- * the agent down, on_agent_down decides.
+ * With `scheme eqds` and a live agent, a packet the agent's credit lease
+ * covers goes straight to the wire and a copy to the agent (the fast path,
+ * lease.h); any other is redirected to the internal veth, where the agent
+ * queues it (docs/agent.md).  With the agent down, on_agent_down decides.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -80,31 +81,62 @@ static __always_inline int parse_inner(struct __sk_buff *skb, struct inner_info 
 	return 0;
 }
 
+/* The DATA header's per-packet fields: TC's own (seq from eq_peers,
+ * nothing else), or those of a fast send on leased credit. */
+struct data_fields {
+	__u32	seq;
+	__u32	pull_target;
+	__u32	frame_len;
+	__u8	flags;
+};
+
 static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *cfg,
-				    __u8 proto, __u16 path, __u32 seq)
+				    __u8 proto, __u16 path, const struct data_fields *d)
 {
 	eq->ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_DATA);
-	eq->flags = 0;
+	eq->flags = d->flags;
 	eq->hdr_len = EQ_HDR_WORDS;
 	eq->proto = proto;
 	eq->sender_id = bpf_htons(cfg->node_id);
 	eq->path_id = bpf_htons(path);
-	eq->data.seq = bpf_htonl(seq);
-	eq->data.pull_target = 0;
-	eq->data.frame_len = 0;	/* the agent stamps it */
+	eq->data.seq = bpf_htonl(d->seq);
+	eq->data.pull_target = bpf_htonl(d->pull_target);
+	eq->data.frame_len = bpf_htonl(d->frame_len);	/* 0: not the agent's (wire.md) */
 }
 
+/* A fast send: a whole packet (not GSO: its segments' sizes are known
+ * only after segmentation) that the lease covers.  It gets the lease's
+ * seq, states its frame length as the agent would, and asks for no
+ * more pulls than the agent already has. */
+static __always_inline bool fast_take(struct eq_credit *bucket, __u32 frame,
+				      struct data_fields *d)
+{
+	__u32 seq;
+
+	if (!eq_lease_take(&bucket->word, frame, &seq))
+		return false;
+	d->seq = seq;
+	d->flags = EQ_F_FAST;
+	d->frame_len = frame;
+	d->pull_target = bucket->pull_target;
+	return true;
+}
+
+/* Encapsulates skb for peer.  With `bucket` (a live agent lending credit)
+ * a packet the lease covers is stamped as a fast send and *fast set. */
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
 				 struct eq_peer *peer, struct eq_peer_stats *ps,
-				 const struct inner_info *in, struct eq_stats *st)
+				 const struct inner_info *in, struct eq_stats *st,
+				 struct eq_credit *bucket, bool *fast)
 {
 	bool v6 = peer->flags & EQ_PEER_V6;
 	__u32 overhead = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
 	__u32 inner_len = skb->len - ETH_HLEN;
 	bool gso = skb->gso_size != 0;	/* plain TCP skbs have gso_segs 1, gso_size 0 */
 	__u32 segs = gso && skb->gso_segs ? skb->gso_segs : 1;
+	struct data_fields d = {};
 	__u64 flags;
-	__u32 entropy, seq;
+	__u32 entropy;
 	__u16 path;
 
 	/* A GSO packet is cut to the route MTU (lowered by `edgeq attach`)
@@ -118,9 +150,6 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	entropy = cfg->entropy == EQ_ENTROPY_PACKET ? bpf_get_prandom_u32()
 						    : bpf_get_hash_recalc(skb);
 	path = entropy & EQ_SPORT_MASK;
-	/* Segments of one GSO packet share this seq; on IPv4 the receiver
-	 * adds the outer IP ID, which segmentation counts up from 0. */
-	seq = __sync_fetch_and_add(&peer->tx_seq, segs);
 
 	flags = BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN) |
 		BPF_F_ADJ_ROOM_FIXED_GSO |
@@ -128,6 +157,15 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	if (bpf_skb_adjust_room(skb, overhead, BPF_ADJ_ROOM_MAC, flags)) {
 		st->tx_err_adjust++;
 		return TC_ACT_SHOT;
+	}
+	/* Only now, with nothing left that can fail: leased credit and its
+	 * seq cannot be given back. */
+	*fast = bucket && !gso && fast_take(bucket, ETH_HLEN + inner_len + overhead, &d);
+	if (!*fast) {
+		/* Segments of one GSO packet share this seq; on IPv4 the
+		 * receiver adds the outer IP ID, which segmentation counts
+		 * up from 0.  The agent restamps what TC hands it. */
+		d.seq = __sync_fetch_and_add(&peer->tx_seq, segs);
 	}
 
 	__u32 total = inner_len + overhead;	/* per-segment lengths are fixed up by GSO */
@@ -154,7 +192,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		/* Zero UDP checksum over IPv6 for a tunnel: RFC 6935/6936.  The
 		 * inner packet keeps its own checksums end to end. */
 		o.udp.check = 0;
-		fill_eq(&o.eq, cfg, in->proto, path, seq);
+		fill_eq(&o.eq, cfg, in->proto, path, &d);
 		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
 			goto store_err;
 	} else {
@@ -175,7 +213,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		o.udp.dest = bpf_htons(cfg->port);
 		o.udp.len = bpf_htons(total - sizeof(struct iphdr));
 		o.udp.check = 0;	/* optional over IPv4 */
-		fill_eq(&o.eq, cfg, in->proto, path, seq);
+		fill_eq(&o.eq, cfg, in->proto, path, &d);
 		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
 			goto store_err;
 	}
@@ -208,6 +246,7 @@ int tc_egress(struct __sk_buff *skb)
 	struct eq_prefix_val *pv;
 	struct eq_peer_stats *ps;
 	struct eq_peer *peer;
+	bool fast = false;
 
 	if (!cfg || !st)
 		return TC_ACT_OK;
@@ -238,10 +277,28 @@ int tc_egress(struct __sk_buff *skb)
 	ps = bpf_map_lookup_elem(&eq_peer_stats, &pv->peer);
 	if (cfg->scheme == EQ_SCHEME_EQDS) {
 		if (eq_agent_alive(cfg)) {
-			int rc = encap(skb, cfg, peer, ps, &in, st);
+			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
+			int rc = encap(skb, cfg, peer, ps, &in, st, bucket, &fast);
 
 			if (rc != TC_ACT_OK)
 				return rc;
+			if (fast) {
+				/* On the wire now; the agent keeps a copy until
+				 * it is ACKed.  Without the copy the packet still
+				 * goes: inner TCP repairs a loss, while sending it
+				 * to the agent instead would leave its seq a hole
+				 * the receiver waits out (reorder_timeout). */
+				if (bpf_clone_redirect(skb, cfg->agent_ifindex, 0))
+					st->tx_fast_noclone++;
+				st->tx_fast++;
+				return TC_ACT_OK;
+			}
+			/* Nothing may overtake this packet on a fast send
+			 * until the agent has sent it. */
+			if (bucket && (bucket->lease.bytes & EQ_LEASE_OPEN)) {
+				eq_lease_shut(&bucket->word);
+				st->tx_lease_shut++;
+			}
 			/* Out of eqa, whose missing offloads make the kernel
 			 * segment and checksum, into eqb and the agent. */
 			st->tx_to_agent++;
@@ -255,7 +312,7 @@ int tc_egress(struct __sk_buff *skb)
 		/* EQ_DOWN_TUNNEL: as without an agent.  frame_len stays 0, which
 		 * tells the peer's XDP to deliver it without its agent. */
 	}
-	return encap(skb, cfg, peer, ps, &in, st);
+	return encap(skb, cfg, peer, ps, &in, st, NULL, &fast);
 
 malformed:
 	st->tx_err_malformed++;

@@ -37,7 +37,8 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       "\"inflight_bytes\":%llu,\"tx_data\":%llu,\"tx_rtx\":%llu,\"rx_nacks\":%llu,"
 		       "\"rto_fired\":%llu,\"edge_drops\":%llu,\"edge_marks\":%llu,\"rts_sent\":%llu,"
 		       "\"rx_data\":%llu,\"rx_trimmed\":%llu,\"rx_dup\":%llu,\"rx_ooo\":%llu,"
-		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u}",
+		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u,"
+		       "\"tx_fast\":%llu,\"lease_bytes\":%llu}",
 		       (long long)a.credit, a.tx_state, a.backlog_pkts,
 		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
@@ -46,16 +47,20 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       (unsigned long long)a.rx_data, (unsigned long long)a.rx_trimmed,
 		       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
 		       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent,
-		       a.pull_no, a.rx_expected);
+		       a.pull_no, a.rx_expected, (unsigned long long)a.tx_fast,
+		       (unsigned long long)a.lease_bytes);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
 
-	printf("      agent: tunnel %s, credit %lld B, backlog %u pkts, in flight %llu B; sent %llu "
-	       "(%llu retransmitted, %llu NACKs, %llu RTOs, %llu RTS), edge drops %llu marks %llu; "
-	       "received %llu (%llu trimmed, %llu dup, %llu out of order, %llu gaps), pulls %llu\n",
-	       a.tx_state < 3 ? states[a.tx_state] : "?", (long long)a.credit, a.backlog_pkts,
+	printf("      agent: tunnel %s, credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
+	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
+	       "%llu RTS), edge drops %llu marks %llu; received %llu (%llu trimmed, %llu dup, "
+	       "%llu out of order, %llu gaps), pulls %llu\n",
+	       a.tx_state < 3 ? states[a.tx_state] : "?", (long long)a.credit,
+	       (unsigned long long)a.lease_bytes, a.backlog_pkts,
 	       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
+	       (unsigned long long)a.tx_fast,
 	       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
 	       (unsigned long long)a.rto_fired, (unsigned long long)a.rts_sent,
 	       (unsigned long long)a.edge_drops, (unsigned long long)a.edge_marks,
@@ -78,11 +83,11 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 	if (vw->json) {
 		printf("%s{\"prefix\":\"%s\",\"via\":\"%s\",\"slot\":%u,\"tx_packets\":%llu,"
 		       "\"tx_bytes\":%llu,\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_ce\":%llu,"
-		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"credit\":%lld,\"route\":\"%s\"",
+		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"route\":\"%s\"",
 		       vw->first ? "" : ",", pfx, via, v->peer,
 		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
-		       (unsigned long long)c.rx_ce, p.tx_seq, p.rx_seq_next, (long long)p.credit,
+		       (unsigned long long)c.rx_ce, p.tx_seq, p.rx_seq_next,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
 		show_agent_peer(vw, v->peer);
 		printf("}");

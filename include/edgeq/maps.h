@@ -53,8 +53,8 @@ struct eq_prefix_val {
 #define EQ_PEER_USED	0x1
 #define EQ_PEER_V6	0x2	/* underlay is IPv6 */
 
-/* eq_peers (array, one slot per underlay endpoint): the per-peer bucket,
- * shared by every CPU.  What TC egress writes and what XDP ingress writes
+/* eq_peers (array, one slot per underlay endpoint): the peer's addresses
+ * and sequence numbers, shared by every CPU.  What TC egress writes and what XDP ingress writes
  * are 64 bytes apart (on different cache lines where the array's values
  * start on a line boundary): sending to a peer and receiving from it run
  * on different CPUs, and a shared line would bounce between them on every
@@ -64,10 +64,8 @@ struct eq_peer {
 	struct eq_addr	underlay;	/* the peer's underlay (outer) address */
 	__u32	flags;			/* EQ_PEER_* */
 	__u32	tx_seq;			/* next DATA seq to stamp (atomic add) */
-	__s64	credit;			/* bytes the sender may send (EQDS bucket;
-					 * gated by the agent, issue 4) */
-	__u32	pull_no;		/* highest pull number seen from the peer */
-	__u32	pad0;
+	__u32	pad0[4];		/* (the EQDS credit bucket is eq_credit,
+					 * lease.h: the loader never writes it) */
 	__u64	pad1[3];
 	/* line 1: the receiving side */
 	__u32	rx_seq_next;		/* one past the highest DATA seq received */
@@ -136,7 +134,7 @@ struct eq_eqds_config {
 	__u64	reorder_ns;		/* give up on a gap after this long */
 	__u64	rto_ns;			/* retransmission timeout */
 	__u32	drr_quantum;		/* bytes per class per DRR round */
-	__u32	pad;
+	__u32	fast_path;		/* 1: the agent lends credit to TC (lease.h) */
 };
 
 /* eq_config (array of one): what the programs need and what attach did. */
@@ -193,6 +191,8 @@ struct eq_agent_peer {
 	__u64	backlog_bytes;
 	__u64	inflight_bytes;
 	__u64	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
+	__u64	tx_fast;		/* of tx_data: sent by TC on leased credit */
+	__u64	lease_bytes;		/* of credit: on lease to TC now */
 	__u32	pull_no;		/* pulls this host sent to the peer */
 	__u32	pull_target;
 	__u32	rx_expected;
@@ -231,6 +231,10 @@ struct eq_stats {
 	__u64	rx_agent_err;		/* the redirect to the agent's socket failed */
 	__u64	agent_rx;		/* eqb: frames redirected to the agent */
 	__u64	agent_rx_err;		/* eqb: no agent socket to take them */
+	/* the fast path (scheme eqds, lease.h) */
+	__u64	tx_fast;		/* sent to the wire on leased credit */
+	__u64	tx_fast_noclone;	/* ... but the agent's copy could not be made */
+	__u64	tx_lease_shut;		/* a packet went to the agent past an open lease */
 };
 
 #endif /* EDGEQ_MAPS_H */

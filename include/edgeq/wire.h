@@ -68,7 +68,8 @@ enum eq_type {
 #define EQ_F_CSN	0x04	/* SIRD: sender is congested (credit stuck at sender) */
 #define EQ_F_ECE	0x08	/* control packet echoes a CE mark */
 #define EQ_F_RTX	0x10	/* DATA is a retransmission */
-/* 0x20..0x80 reserved: sent as 0, ignored on receipt */
+#define EQ_F_FAST	0x20	/* DATA sent by the sender's TC on leased credit (lease.h) */
+/* 0x40, 0x80 reserved: sent as 0, ignored on receipt */
 
 /* Inner protocol (byte 3): IANA protocol numbers, as in IP-in-IP. */
 #define EQ_PROTO_IPV4	4

@@ -26,7 +26,7 @@
 #define NAME	"t.conf"
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, " \
-	"eqds_mode, asl, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
+	"eqds_mode, asl, fast_path, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"rto_us, drr_quantum)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
@@ -277,6 +277,7 @@ static void eq_cfg_parse__eqds_defaults(void **state)
 	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000ULL);
 	assert_int_equal(cfg.bpf.eqds.policy, 0);
 	assert_int_equal(cfg.bpf.eqds.drr_quantum, 3000);
+	assert_int_equal(cfg.bpf.eqds.fast_path, 1);
 	/* The loader fills these in. */
 	assert_int_equal(cfg.bpf.agent_ifindex, 0);
 	assert_int_equal(cfg.bpf.agent_peer_ifindex, 0);
@@ -295,6 +296,8 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "eqds_mode trim", offsetof(struct eq_config, eqds.rts), 0 },
 		{ "asl weighted", offsetof(struct eq_config, eqds.policy), 1 },
 		{ "asl fifo", offsetof(struct eq_config, eqds.policy), 0 },
+		{ "fast_path on", offsetof(struct eq_config, eqds.fast_path), 1 },
+		{ "fast_path off", offsetof(struct eq_config, eqds.fast_path), 0 },
 		{ "bdp 30000", offsetof(struct eq_config, eqds.bdp_bytes), 30000 },
 		{ "edge_queue 500", offsetof(struct eq_config, eqds.edge_limit), 500 },
 		{ "edge_ecn 1", offsetof(struct eq_config, eqds.edge_ecn), 1 },
@@ -309,7 +312,8 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 
 		/* The opposite value first, so that the line has to change it. */
 		snprintf(text, sizeof(text), "local 10.0.0.1\nscheme eqds\non_agent_down drop\n"
-			 "eqds_mode rts\nasl weighted\n%s\n", cases[i].line);
+			 "eqds_mode rts\nasl weighted\n%s%s\n",
+			 strcmp(cases[i].line, "fast_path off") ? "fast_path off\n" : "", cases[i].line);
 		parse_ok(text, &cfg);
 		memcpy(&got, (char *)&cfg.bpf + cases[i].off, sizeof(got));
 		if (got != cases[i].want)
@@ -337,6 +341,8 @@ static void eq_cfg_parse__eqds_errors(void **state)
 		  NAME ":2: on_agent_down 'ignore': use tunnel, pass or drop");
 	parse_err("local 10.0.0.1\neqds_mode trimming\n", NAME ":2: eqds_mode 'trimming': use trim or rts");
 	parse_err("local 10.0.0.1\nasl wfq\n", NAME ":2: asl 'wfq': use fifo or weighted");
+	parse_err("local 10.0.0.1\nfast_path yes\n", NAME ":2: fast_path 'yes': use on or off");
+	parse_err("local 10.0.0.1\nfast_path\n", NAME ":2: usage: fast_path on|off");
 	/* Bounds, just outside each end, and junk. */
 	parse_err("local 10.0.0.1\nagent_dead_ms 9\n", NAME ":2: usage: agent_dead_ms N, 10-60000 milliseconds");
 	parse_err("local 10.0.0.1\nagent_dead_ms 60001\n", NAME ":2: usage: agent_dead_ms N, 10-60000 milliseconds");

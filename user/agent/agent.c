@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <linux/if.h>
@@ -180,7 +181,11 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 	 * peer's flow towards us would crawl. */
 	p->cls = fi.inner_l4 == 6 && !eqf_tcp_pure_ack(f, &fi) ? EQT_CLS_TCP : EQT_CLS_OTHER;
 	a->active[slot] = true;
-	if (eqds_local(a->eqds, slot, p, now_ns()))
+	/* TC's fast path sent this one already: ours is the copy to keep
+	 * until the ACK. */
+	if (fi.hdr.flags & EQ_F_FAST)
+		eqds_sent(a->eqds, slot, p, fi.hdr.seq_ack, now_ns());
+	else if (eqds_local(a->eqds, slot, p, now_ns()))
 		a->cnt.edge_drops++;
 }
 
@@ -234,7 +239,8 @@ static void publish(struct agent *a)
 			.inflight_bytes = st.inflight_bytes, .tx_data = st.tx_data,
 			.tx_rtx = st.tx_rtx, .rx_nacks = st.rx_nacks, .rto_fired = st.rto_fired,
 			.edge_drops = st.edge_drops, .edge_marks = st.edge_marks,
-			.rts_sent = st.rts_sent, .pull_no = st.pull_no,
+			.rts_sent = st.rts_sent, .tx_fast = st.tx_fast,
+			.lease_bytes = st.lease_bytes, .pull_no = st.pull_no,
 			.pull_target = st.pull_target, .rx_expected = st.rx_expected,
 			.reorder_pkts = st.reorder_pkts, .rx_data = st.rx_data,
 			.rx_trimmed = st.rx_trimmed, .rx_dup = st.rx_dup, .rx_ooo = st.rx_ooo,
@@ -295,6 +301,32 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 	}
 }
 
+#define CREDIT_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_credit))
+
+/* The fast path: map eq_credit and hand it to the module, every lease
+ * closed (a lease an agent killed before left open dies with it).
+ * Without it the agent still works, everything through the edge queue. */
+static void fast_path_open(struct agent *a)
+{
+	char err[700];
+	void *m;
+
+	if (!a->cfg.eqds.fast_path)
+		return;
+	a->fd_credit = pinned(a->pin_dir, EQ_MAP_CREDIT, err, sizeof(err));
+	m = a->fd_credit < 0 ? MAP_FAILED : mmap(NULL, CREDIT_MAP_LEN, PROT_READ | PROT_WRITE,
+						  MAP_SHARED, a->fd_credit, 0);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname,
+			a->fd_credit < 0 ? err : strerror(errno));
+		return;
+	}
+	a->credit = m;
+	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
+		__atomic_store_n(&a->credit[i].word, 0, __ATOMIC_RELEASE);
+	eqds_set_bucket(a->eqds, a->credit);
+}
+
 int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
 {
 	struct eqds_io io = { a, io_send_data, io_send_ctl, io_deliver };
@@ -304,6 +336,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 
 	memset(a, 0, sizeof(*a));
 	a->fd_config = a->fd_peers = a->fd_xsks = a->fd_agent = a->fd_agent_peers = -1;
+	a->fd_credit = -1;
 	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
 	snprintf(a->pin_dir, sizeof(a->pin_dir), "%s", pin_dir);
 	if ((a->fd_config = pinned(pin_dir, EQ_MAP_CONFIG, err, len)) < 0 ||
@@ -355,13 +388,15 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		snprintf(err, len, "bad EQDS settings in the config: %s", strerror(errno));
 		return -1;
 	}
+	fast_path_open(a);
 	if (eq_xsk_open(&a->wire, ifname, a->fd_xsks, EQ_XSK_WIRE, true, err, len) ||
 	    eq_xsk_open(&a->host, peer_if, a->fd_xsks, EQ_XSK_AGENT, false, err, len))
 		return -1;
 	fprintf(stderr, "edgeqd: %s: EQDS, link %llu bit/s, mtu %u, BDP %u bytes, %s mode; "
-		"wire socket in %s mode\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
+		"wire socket in %s mode; fast path %s\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
 		ec.bdp_bytes, ec.rts ? "RTS" : "trimming",
-		a->wire.zero_copy ? "zero-copy" : "copy (zero copy not supported here)");
+		a->wire.zero_copy ? "zero-copy" : "copy (zero copy not supported here)",
+		a->credit ? "on" : "off");
 	return 0;
 }
 
@@ -380,12 +415,17 @@ int agent_run(struct agent *a)
 		uint64_t now = now_ns(), next;
 		unsigned int n;
 
-		n = eq_xsk_rx(&a->wire, BATCH, from_wire, a);
-		n += eq_xsk_rx(&a->host, BATCH, from_host, a);
+		/* The host first: a fast send's copy is in its ring before the
+		 * peer's ACK of it can be in the wire's. */
+		n = eq_xsk_rx(&a->host, BATCH, from_host, a);
+		n += eq_xsk_rx(&a->wire, BATCH, from_wire, a);
 		now = now_ns();
 		next = eqds_run(a->eqds, now);
 		eq_xsk_flush(&a->wire);
 		eq_xsk_flush(&a->host);
+		/* Only once what the module sent is on the wire: a fast send
+		 * must not overtake it. */
+		eqds_lease_sync(a->eqds, now);
 		if (now >= a->next_beat) {
 			beat(a, now, true);
 			a->next_beat = now + BEAT_NS;
@@ -426,7 +466,9 @@ void agent_close(struct agent *a)
 	eq_xsk_close(&a->host);
 	eq_xsk_close(&a->wire);
 	if (a->eqds)
-		eqds_free(a->eqds);
+		eqds_free(a->eqds);	/* takes every lease back */
+	if (a->credit)
+		munmap(a->credit, CREDIT_MAP_LEN);
 	eqt_pool_fini(&a->pool);
 	if (a->owns_state)
 		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
@@ -434,7 +476,7 @@ void agent_close(struct agent *a)
 		(unsigned long long)a->cnt.rx_bad, (unsigned long long)a->cnt.rx_unknown,
 		(unsigned long long)a->cnt.rx_nomem, (unsigned long long)a->cnt.tx_noroute,
 		(unsigned long long)a->cnt.rx_ecn_drop, (unsigned long long)a->cnt.edge_drops);
-	for (int *fd = &a->fd_config; fd <= &a->fd_agent_peers; fd++)
+	for (int *fd = &a->fd_config; fd <= &a->fd_credit; fd++)
 		if (*fd >= 0)
 			close(*fd);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "edgeq/maps.h"
+#include "edgeq/lease.h"
 #include "eqds.h"
 #include "peertab.h"
 #include "xsk.h"
@@ -28,7 +29,8 @@ struct agent {
 	char			ifname[16];
 	char			pin_dir[512];
 	struct eq_config	cfg;
-	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers;
+	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers, fd_credit;
+	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
 	struct eq_xsk		wire, host;
 	uint8_t			host_dst[6], host_src[6];	/* eqa's and eqb's MACs */
 	struct eqt_pool		pool;

@@ -243,11 +243,16 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		if (strcmp(w[1], "fifo") && strcmp(w[1], "weighted"))
 			return fail(err, errlen, name, ln, "asl '%s': use fifo or weighted", w[1]);
 		b->eqds.policy = !strcmp(w[1], "weighted");
+	} else if (!strcmp(w[0], "fast_path")) {
+		WANT(2, "fast_path on|off");
+		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
+			return fail(err, errlen, name, ln, "fast_path '%s': use on or off", w[1]);
+		b->eqds.fast_path = !strcmp(w[1], "on");
 	} else if ((rc = parse_number(b, w, nw)) != -ENOENT) {
 		if (rc)
 			return fail(err, errlen, name, ln, "%s", number_usage(w[0]));
 	} else {
-		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, %s)", w[0], number_names());
+		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, %s)", w[0], number_names());
 	}
 #undef WANT
 	return 0;
@@ -296,6 +301,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.eqds.reorder_ns = 12000 * 1000ULL;
 	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
 	cfg->bpf.eqds.drr_quantum = 3000;
+	cfg->bpf.eqds.fast_path = 1;
 	if (!copy)
 		return fail(err, errlen, name, 0, "out of memory");
 	/* strsep, not strtok: keeps empty lines so line numbers stay right. */

@@ -78,6 +78,22 @@ int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	return rc;
 }
 
+int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now)
+{
+	int rc;
+
+	if (peer >= EQDS_MAX_PEERS) {
+		eqt_pkt_put(e->pool, p);
+		return -EINVAL;
+	}
+	rc = tx_sent(e, peer, p, seq, now);
+	if (rc > 0) {
+		tx_arbiter(e, now);	/* queued again as new data */
+		rc = 0;
+	}
+	return rc;
+}
+
 void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
 	       uint64_t now)
 {
@@ -189,6 +205,7 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->edge_drops += from->edge_drops;
 	to->edge_marks += from->edge_marks;
 	to->rts_sent += from->rts_sent;
+	to->tx_fast += from->tx_fast;
 	to->rx_data += from->rx_data;
 	to->rx_trimmed += from->rx_trimmed;
 	to->rx_dup += from->rx_dup;
@@ -205,7 +222,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 	memset(st, 0, sizeof(*st));
 	if (t) {
 		*st = t->st;
-		st->credit = t->credit;
+		st->lease_bytes = tx_lease_bytes(e, peer, t);
+		st->credit = t->credit + (int64_t)st->lease_bytes;
 		st->highest_pull = t->highest_pull;
 		st->backlog_pkts = t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
 		st->backlog_bytes = t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
@@ -237,7 +255,7 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 
 	if (!t)
 		return 0;
-	sum += t->credit;
+	sum += t->credit + tx_lease_bytes(s, ps, t);
 	for (uint32_t q = t->infl_lo; before(q, t->next_seq); q++) {
 		const struct eqt_pkt *p = t->infl[q % INFL_SLOTS];
 		bool seen;

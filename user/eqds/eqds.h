@@ -15,6 +15,9 @@
  *   time passing (pacers, timers)   eqds_run(), which returns the next
  *                                   deadline so the agent can sleep
  *   a tunnel flushed by command     eqds_flush()
+ * and, with the fast path (TC sends on credit the module lends it, in a
+ * bucket shared with the BPF programs: edgeq/lease.h), a fifth:
+ *   a packet TC already sent        eqds_sent()
  * Peers are numbered by their slot in the pinned eq_peers map.
  */
 #ifndef EDGEQ_EQDS_H
@@ -23,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "eqt.h"
+#include "edgeq/lease.h"
 
 #define EQDS_MAX_PEERS	1024	/* = EQ_MAX_PEERS */
 #define EQDS_ALL_PEERS	UINT32_MAX
@@ -86,6 +90,8 @@ struct eqds_peer_stats {
 	uint32_t	tx_epoch;	/* seq of the tunnel's first SYN (low 10 bits 0) */
 	uint8_t		tx_state;	/* enum eqds_tx_state */
 	uint64_t	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
+	uint64_t	tx_fast;	/* of tx_data: sent by TC on leased credit */
+	uint64_t	lease_bytes;	/* of credit: lent to TC now */
 	/* receiving side */
 	uint32_t	pull_no;	/* pulls sent to the peer */
 	uint32_t	pull_target;
@@ -111,6 +117,17 @@ int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
  * it from here) or NULL for a control packet or trimmed header. */
 void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
 	       uint64_t now);
+/* A packet TC sent on leased credit (its copy, seq stamped): kept until
+ * ACKed, as if the module had sent it.  0, or as eqds_local() when the
+ * tunnel it was sent in is gone and it must go again. */
+int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
+/* The fast path: `bucket` is the shared eq_credit array (EQDS_MAX_PEERS
+ * entries, all closed); NULL turns it off and takes every lease back. */
+void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket);
+/* Lends the credit of every established tunnel with an empty edge queue
+ * to TC, tops the leases up, takes back shut ones.  Call it after what
+ * eqds_run() sent is on the wire, so no fast send can overtake it. */
+void eqds_lease_sync(struct eqds *e, uint64_t now);
 /* Pacers, timers, sending: returns the next time it wants to run. */
 uint64_t eqds_run(struct eqds *e, uint64_t now);
 /* Drops a tunnel's state on both sides (what a restart or a GC does). */

@@ -18,6 +18,8 @@ struct tx_tunnel {
 	uint8_t		state;		/* enum eqds_tx_state */
 	bool		hp_known;	/* highest_pull is in the receiver's numbering */
 	bool		rts_due;	/* (re)starting without credit: ask at once */
+	bool		lease_open;	/* credit lent to TC (lease.h) */
+	uint32_t	told_target;	/* highest pull target we have sent */
 	uint32_t	isn, next_seq, highest_pull;
 	int64_t		credit;
 	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
@@ -49,12 +51,23 @@ struct rx_tunnel {
 	struct eqds_peer_stats st;
 };
 
+static inline uint64_t tx_backlog_bytes(const struct tx_tunnel *t)
+{
+	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+}
+
+static inline uint32_t tx_backlog_pkts(const struct tx_tunnel *t)
+{
+	return t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
+}
+
 #define ASL_NONE	UINT32_MAX
 
 struct eqds {
 	struct eqds_cfg		cfg;
 	struct eqds_io		io;
 	struct eqt_pool		*pool;
+	struct eq_credit	*bucket;	/* the fast path's leases, or NULL */
 	uint64_t		rng;
 	uint32_t		bdp_pkts;
 	struct tx_tunnel	*tx[EQDS_MAX_PEERS];
@@ -112,10 +125,15 @@ static inline uint32_t live_count(const uint64_t *m)
 }
 /* Adds from's counters (not its state fields) to to's. */
 void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from);
-/* sender.c */
+/* sender.c, fastpath.c */
 struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now);
 void tx_free(struct eqds *e, uint32_t peer);
 int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
+void tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now);
+int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
+void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now);
+void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t);
+uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
 void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now);
 uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t tx_arbiter(struct eqds *e, uint64_t now);

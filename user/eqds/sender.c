@@ -14,16 +14,6 @@
 #include "edgeq/csum.h"
 #include "eqds_int.h"
 
-static uint64_t backlog_bytes(const struct tx_tunnel *t)
-{
-	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
-}
-
-static uint32_t backlog_pkts(const struct tx_tunnel *t)
-{
-	return t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
-}
-
 /* A new epoch: after every epoch this peer had (a flush keeps last_isn),
  * and after `floor` (the receiver's, from an RST). */
 static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
@@ -85,6 +75,7 @@ void tx_free(struct eqds *e, uint32_t peer)
 
 	if (!t)
 		return;
+	tx_lease_close(e, peer, t);
 	eqds_counters_add(&e->retired[peer], &t->st);
 	infl_drop_all(e, t, NULL);
 	eqt_q_drain(&t->q[0], e->pool);
@@ -190,7 +181,10 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 		eqt_pkt_put(e->pool, p);
 		return -ENOMEM;
 	}
-	n = backlog_pkts(t);
+	/* TC could not send this one itself: whatever it had on lease comes
+	 * back, and the edge queue decides from here. */
+	tx_lease_close(e, peer, t);
+	n = tx_backlog_pkts(t);
 	if (n >= e->cfg.edge_limit) {
 		t->st.edge_drops++;
 		eqt_pkt_put(e->pool, p);
@@ -208,18 +202,58 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	p->tx_count = 0;
 	eqt_q_push(&t->q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER], p);
 	t->last_use_ns = now;
+	/* Demand the receiver has not heard of: every pull target we sent
+	 * is reached (the last packets went with an empty queue, or on the
+	 * fast path), so no PULL is coming, and the credit does not cover
+	 * the queue.  Without an RTS now it would wait a whole RTO. */
+	if (t->hp_known && !after(t->told_target, t->highest_pull) &&
+	    t->credit < (int64_t)tx_backlog_bytes(t))
+		t->rts_due = true;
 	return 0;
 }
 
 static uint32_t pull_target(const struct eqds *e, const struct tx_tunnel *t)
 {
-	uint64_t want = (backlog_bytes(t) + e->cfg.mtu - 1) / e->cfg.mtu;
+	uint64_t want = (tx_backlog_bytes(t) + e->cfg.mtu - 1) / e->cfg.mtu;
 
 	if (want > e->bdp_pkts)
 		want = e->bdp_pkts;
 	/* Before the receiver's first answer our highest_pull is not in its
 	 * numbering: a SYN packet's pull target is relative (docs/eqds.md). */
 	return t->hp_known ? t->highest_pull + (uint32_t)want : (uint32_t)want;
+}
+
+/* Keeps p (sent, seq set) until it is ACKed, and arms the RTO. */
+void tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
+{
+	/* A slot still taken (more in flight than the ring holds) would
+	 * never be freed: that packet is given up. */
+	struct eqt_pkt **slot = &t->infl[p->seq % INFL_SLOTS];
+
+	if (*slot && *slot != p) {
+		struct eqt_pkt *old = infl_take(t, (*slot)->seq);
+
+		if (old)
+			eqt_pkt_put(e->pool, old);
+	}
+	*slot = p;
+	/* A retransmission keeps its seq, which can lie below infl_lo by
+	 * now (so can a fast send whose copy arrives after later ones were
+	 * ACKed): move infl_lo back, or the RTO scan (from infl_lo) would
+	 * never see it again and a second loss would stall the tunnel. */
+	if (before(p->seq, t->infl_lo))
+		t->infl_lo = p->seq;
+	t->infl_n++;
+	t->infl_bytes += p->len;
+	if (!t->rto_at || t->rto_at > now + rto(e, t))
+		t->rto_at = now + rto(e, t);
+	t->last_use_ns = now;
+}
+
+static void told(struct tx_tunnel *t, uint32_t target)
+{
+	if (t->hp_known && after(target, t->told_target))
+		t->told_target = target;
 }
 
 static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_pkt *p,
@@ -247,27 +281,8 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	p->tx_count++;
 	p->t_ns = now;
 	e->io.send_data(e->io.ctx, peer, p, &h);
-	/* Keep it until ACKed; a slot still taken (more in flight than the
-	 * ring holds) would never be freed: that packet is given up. */
-	struct eqt_pkt **slot = &t->infl[p->seq % INFL_SLOTS];
-
-	if (*slot && *slot != p) {
-		struct eqt_pkt *old = infl_take(t, (*slot)->seq);
-
-		if (old)
-			eqt_pkt_put(e->pool, old);
-	}
-	*slot = p;
-	/* A retransmission keeps its seq, which can lie below infl_lo by
-	 * now: move infl_lo back, or the RTO scan (from infl_lo) would never
-	 * see it again and a second loss would stall the tunnel. */
-	if (before(p->seq, t->infl_lo))
-		t->infl_lo = p->seq;
-	t->infl_n++;
-	t->infl_bytes += p->len;
-	if (!t->rto_at || t->rto_at > now + rto(e, t))
-		t->rto_at = now + rto(e, t);
-	t->last_use_ns = now;
+	told(t, h.pull);
+	tx_infl_put(e, t, p, now);
 }
 
 static void send_rts(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
@@ -278,6 +293,7 @@ static void send_rts(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_
 	h.seq_ack = t->next_seq;
 	h.pull = pull_target(e, t);
 	e->io.send_ctl(e->io.ctx, peer, &h);
+	told(t, h.pull);
 	t->last_rts_ns = now;
 	t->rts_due = false;
 	t->st.rts_sent++;
@@ -349,10 +365,12 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 	if (!t || t->state == EQDS_TX_CLOSED)
 		return;
 	if (h->type == EQ_T_RST) {
+		/* No fast send may go in the epoch being ended. */
+		tx_lease_close(e, peer, t);
 		/* The receiver has no state for us (or an older epoch): with
 		 * anything left to deliver, start a new epoch past its own and
 		 * resend what was in flight. */
-		if (!backlog_pkts(t) && !t->infl_n) {
+		if (!tx_backlog_pkts(t) && !t->infl_n) {
 			t->state = EQDS_TX_CLOSED;
 			return;
 		}
@@ -377,6 +395,9 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		 * numbering.  A PULL still grants its one MTU. */
 		t->highest_pull = h->pull - (h->type == EQ_T_PULL ? 1 : 0);
 		t->hp_known = true;
+		/* What the SYN packets asked for is in the receiver's hands;
+		 * assuming nothing is owed costs at most one needless RTS. */
+		t->told_target = t->highest_pull;
 	}
 	if (t->state == EQDS_TX_SYN_SENT)
 		t->state = EQDS_TX_ESTABLISHED;
@@ -400,6 +421,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		/* Trimmed: it left the network as a header, so its credit is
 		 * gone; the receiver's pulls pay for the retransmission. */
 		if ((p = infl_take(t, h->seq_ack))) {
+			tx_lease_close(e, peer, t);	/* the resend goes first */
 			eqt_q_push(&t->rtx, p);
 			t->st.rx_nacks++;
 		}
@@ -456,6 +478,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			 * pulls and ACKs: then the pulls pay. */
 			bool silent = now - t->last_ctl_ns >= r;
 
+			tx_lease_close(e, peer, t);	/* the resends go first */
 			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
 				struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
 

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The per-peer credit bucket that the TC fast path and the agent share
+ * (scheme eqds, docs/eqds.md "The fast path").
+ *
+ * The agent owns a tunnel's credit.  When the tunnel is established and
+ * its edge queue is empty, the agent lends its credit to TC as a lease:
+ * one 64-bit word holding the bytes TC may spend and the next sequence
+ * number to stamp.  TC spends it with compare-and-swap, both halves at
+ * once, so a packet either gets credit and a seq together or goes to the
+ * agent; the agent takes the lease back with one exchange and learns, in
+ * the same instant, every seq TC used.  Nothing is lost between them, and
+ * no lock is taken on either side.
+ *
+ * This header is included by the BPF programs and by the agent, so the
+ * helpers use only compiler builtins.
+ */
+#ifndef EDGEQ_LEASE_H
+#define EDGEQ_LEASE_H
+
+#include <linux/types.h>
+
+#define EQ_MAP_CREDIT		"eq_credit"
+
+#define EQ_LEASE_OPEN		0x80000000u	/* the agent lent its credit */
+#define EQ_LEASE_SHUT		0x40000000u	/* TC sent a packet to the agent:
+						 * no more fast sends until the
+						 * agent has taken the lease back */
+#define EQ_LEASE_BYTES		0x00ffffffu	/* at most 16 MiB on lease */
+
+struct eq_lease {
+	__u32	bytes;		/* EQ_LEASE_* flags | bytes TC may spend */
+	__u32	seq;		/* next DATA seq TC stamps */
+};
+
+/* eq_credit (array, mmapable, same index as eq_peers; one cache line per
+ * peer): written by the agent (open, top up, take back) and by TC (spend,
+ * shut).  `bpftool map dump` shows the lease as its two halves. */
+struct eq_credit {
+	union {
+		__u64		word;	/* what the atomics operate on */
+		struct eq_lease	lease;
+	};
+	__u32	pull_target;	/* the pull target TC stamps: the agent's
+				 * highest pull (a fast send asks for nothing more) */
+	__u32	pad0;
+	__u64	pad1[6];
+};
+
+#ifndef EQ_LEASE_INLINE
+#define EQ_LEASE_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* A few tries are enough: the only other writers are the other CPUs'
+ * TC programs and the agent, each one atomic step.  Giving up just
+ * sends the packet the slow way. */
+#define EQ_LEASE_TRIES		4
+
+union eq_lease_word {
+	__u64		word;
+	struct eq_lease	l;
+};
+
+/* TC: spend `bytes` of the lease for one packet.  1 and the packet's seq
+ * in *seq on success; 0 when the lease is closed, shut or short. */
+EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
+{
+	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
+		union eq_lease_word old, new;
+
+		old.word = *(volatile __u64 *)word;
+		if ((old.l.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN ||
+		    (old.l.bytes & EQ_LEASE_BYTES) < bytes)
+			return 0;
+		new.l.bytes = old.l.bytes - bytes;
+		new.l.seq = old.l.seq + 1;
+		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word) {
+			*seq = old.l.seq;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* TC: a packet to this peer goes to the agent (short lease, GSO): no fast
+ * send may overtake it, so the lease is shut until the agent takes it
+ * back.  Keeps bytes and seq for the agent to find. */
+EQ_LEASE_INLINE void eq_lease_shut(__u64 *word)
+{
+	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
+		union eq_lease_word old, new;
+
+		old.word = *(volatile __u64 *)word;
+		if ((old.l.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN)
+			return;
+		new = old;
+		new.l.bytes |= EQ_LEASE_SHUT;
+		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word)
+			return;
+	}
+}
+
+#endif /* EDGEQ_LEASE_H */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * EQDS's fast path, the agent's side.  An established tunnel whose edge
+ * queue is empty lends its credit to TC (edgeq/lease.h), which then sends
+ * packets to the wire itself, with no trip through the agent, and hands
+ * the agent a copy to keep until the ACK.  Any packet TC cannot send so
+ * (the lease is short, a GSO packet) shuts the lease on its way to the
+ * agent, which takes the lease back; so does anything that puts packets
+ * in the edge or retransmission queue.  docs/eqds.md, "The fast path".
+ *
+ * The credit stays one quantity: the agent's plus what is on lease.  The
+ * credit invariant and the start rule (one BDP unscheduled from idle) see
+ * both.
+ */
+#include "edgeq/wire.h"
+#include "eqds_int.h"
+
+static union eq_lease_word lease_load(const struct eq_credit *b)
+{
+	union eq_lease_word w;
+
+	w.word = __atomic_load_n(&b->word, __ATOMIC_ACQUIRE);
+	return w;
+}
+
+uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t)
+{
+	if (!e->bucket || !t->lease_open)
+		return 0;
+	return lease_load(&e->bucket[peer]).l.bytes & EQ_LEASE_BYTES;
+}
+
+void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t)
+{
+	union eq_lease_word w;
+
+	if (!t->lease_open)
+		return;
+	w.word = __atomic_exchange_n(&e->bucket[peer].word, 0, __ATOMIC_ACQ_REL);
+	t->lease_open = false;
+	t->credit += w.l.bytes & EQ_LEASE_BYTES;
+	/* TC stamped every seq below the lease's: the agent numbers on from
+	 * there, and copies still on their way are below it. */
+	if (after(w.l.seq, t->next_seq))
+		t->next_seq = w.l.seq;
+}
+
+/* Adds up to `bytes` to an open lease that is not shut: what it added. */
+static uint32_t lease_add(struct eq_credit *b, uint32_t bytes)
+{
+	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
+		union eq_lease_word old = lease_load(b), new;
+		uint32_t have = old.l.bytes & EQ_LEASE_BYTES;
+		uint32_t add = bytes < EQ_LEASE_BYTES - have ? bytes : EQ_LEASE_BYTES - have;
+
+		if ((old.l.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN || !add)
+			return 0;
+		new = old;
+		new.l.bytes += add;
+		if (__atomic_compare_exchange_n(&b->word, &old.word, new.word, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return add;
+	}
+	return 0;
+}
+
+void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
+{
+	struct tx_tunnel *t = e->tx[peer];
+	struct eq_credit *b;
+	union eq_lease_word w = { 0 };
+
+	if (!t || !e->bucket)
+		return;
+	b = &e->bucket[peer];
+	/* SYN_SENT: the SYN flag is the agent's to set.  A queue: it goes
+	 * first, on the agent's credit. */
+	if (t->state != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
+		tx_lease_close(e, peer, t);
+		return;
+	}
+	if (t->lease_open) {
+		w = lease_load(b);
+		if (w.l.bytes & EQ_LEASE_SHUT) {
+			tx_lease_close(e, peer, t);	/* its packet is on its way here */
+			return;
+		}
+	}
+	/* As restart() does for a tunnel coming back from idle: nothing in
+	 * flight, trimming mode, the receiver not busy: one BDP may go
+	 * unscheduled.  Nothing in flight means no copy still on its way
+	 * either: TC's seq is where the copies got to. */
+	if (!t->infl_n && !e->cfg.rts && now >= t->busy_until &&
+	    (!t->lease_open || w.l.seq == t->next_seq)) {
+		int64_t have = t->credit + (t->lease_open ? (w.l.bytes & EQ_LEASE_BYTES) : 0);
+
+		if (have < (int64_t)e->cfg.bdp_bytes)
+			t->credit += (int64_t)e->cfg.bdp_bytes - have;
+	}
+	if (t->credit <= 0)
+		return;
+	/* A fast send asks for no more pulls than the agent's packets did. */
+	__atomic_store_n(&b->pull_target, t->highest_pull, __ATOMIC_RELAXED);
+	if (!t->lease_open) {
+		uint32_t give = t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES : (uint32_t)t->credit;
+
+		w.l.bytes = EQ_LEASE_OPEN | give;
+		w.l.seq = t->next_seq;
+		__atomic_store_n(&b->word, w.word, __ATOMIC_RELEASE);
+		t->credit -= give;
+		t->lease_open = true;
+	} else {
+		t->credit -= lease_add(b, t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES
+								    : (uint32_t)t->credit);
+	}
+}
+
+int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now)
+{
+	struct tx_tunnel *t = e->tx[peer];
+
+	/* Sent in a tunnel that has ended since (reset, flushed, freed): the
+	 * receiver will not take it into the new one, so it goes again as
+	 * new data. */
+	if (!t || t->state == EQDS_TX_CLOSED || before(seq, t->isn)) {
+		int rc = tx_local(e, peer, p, now);
+
+		return rc ? rc : 1;
+	}
+	p->seq = seq;
+	p->tx_count = 1;
+	p->t_ns = now;
+	if (!before(seq, t->next_seq))
+		t->next_seq = seq + 1;
+	t->st.tx_data++;
+	t->st.tx_fast++;
+	tx_infl_put(e, t, p, now);
+	return 0;
+}
+
+void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket)
+{
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1) {
+			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			tx_lease_close(e, peer, e->tx[peer]);
+		}
+	e->bucket = bucket;
+}
+
+void eqds_lease_sync(struct eqds *e, uint64_t now)
+{
+	if (!e->bucket)
+		return;
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1)
+			tx_lease_sync(e, w * 64 + (uint32_t)__builtin_ctzll(bits), now);
+}
