@@ -113,7 +113,7 @@ static __always_inline bool fast_take(struct eq_credit *bucket, __u32 frame,
 {
 	__u32 seq;
 
-	if (!eq_lease_take(&bucket->word, frame, &seq))
+	if (!eq_lease_take(&bucket->lease.word, frame, &seq))
 		return false;
 	d->seq = seq;
 	d->flags = EQ_F_FAST;
@@ -295,8 +295,8 @@ int tc_egress(struct __sk_buff *skb)
 			}
 			/* Nothing may overtake this packet on a fast send
 			 * until the agent has sent it. */
-			if (bucket && (bucket->lease.bytes & EQ_LEASE_OPEN)) {
-				eq_lease_shut(&bucket->word);
+			if (bucket && (bucket->lease.parts.bytes & EQ_LEASE_OPEN)) {
+				eq_lease_shut(&bucket->lease.word);
 				st->tx_lease_shut++;
 			}
 			/* Out of eqa, whose missing offloads make the kernel

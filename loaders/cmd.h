@@ -85,6 +85,8 @@ int cmd_flush(const struct eq_opts *o);
 
 /* features.c: print what the kernel lacks; the number missing. */
 int eq_check_features(bool list);
+/* Mounts bpffs at /sys/fs/bpf when it is not there: 0 or -errno. */
+int eq_mount_bpffs(void);
 
 /* Serialise attach/detach/peer changes across processes. */
 int eq_lock(void);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/vfs.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
@@ -45,7 +46,7 @@ static int probe_bpffs(const struct feature *f)
 }
 
 static const struct feature features[] = {
-	{ "bpffs at /sys/fs/bpf", "state is pinned there (mount -t bpf bpf /sys/fs/bpf)", probe_bpffs, 0, 0 },
+	{ "bpffs at /sys/fs/bpf", "state is pinned there (attach mounts it when it can)", probe_bpffs, 0, 0 },
 	{ "BPF program type sched_cls", "TC egress program", probe_prog, BPF_PROG_TYPE_SCHED_CLS, 0 },
 	{ "BPF program type xdp", "XDP ingress program", probe_prog, BPF_PROG_TYPE_XDP, 0 },
 	{ "BPF map type array", "config, peers", probe_map, BPF_MAP_TYPE_ARRAY, 0 },
@@ -63,6 +64,20 @@ static const struct feature features[] = {
 	{ "helper bpf_xdp_adjust_head (xdp)", "decapsulation", probe_helper,
 	  BPF_PROG_TYPE_XDP, BPF_FUNC_xdp_adjust_head },
 };
+
+/* bpffs at /sys/fs/bpf, mounted if it is not (as xdp-tools does): a
+ * fresh machine may not have it, and attach needs it for its pins. */
+int eq_mount_bpffs(void)
+{
+	struct statfs st;
+
+	if (probe_bpffs(NULL) == 1)
+		return 0;
+	if (statfs("/sys/fs/bpf", &st) || mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+		return -errno;
+	fprintf(stderr, "edgeq: mounted bpffs at /sys/fs/bpf\n");
+	return 0;
+}
 
 /* Print every missing feature; the number missing (0: all there), or -1
  * when the kernel cannot be asked at all. */

@@ -51,6 +51,11 @@ need_root() {		# $1 = layer
 		skip=$((skip + 1))
 		return 1
 	fi
+	# bpffs, as `edgeq attach` would mount it: tests read pins there
+	# before any attach (a fresh machine may not have it mounted).
+	if [ "$(stat -fc %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
+		mount -t bpf bpf /sys/fs/bpf && echo "# $1: mounted bpffs at /sys/fs/bpf"
+	fi
 }
 
 layer_unit() {

@@ -33,14 +33,17 @@ struct eq_lease {
 	__u32	seq;		/* next DATA seq TC stamps */
 };
 
+/* The lease as the atomics see it (word) and as people read it (parts). */
+union eq_lease_word {
+	__u64		word;
+	struct eq_lease	parts;
+};
+
 /* eq_credit (array, mmapable, same index as eq_peers; one cache line per
  * peer): written by the agent (open, top up, take back) and by TC (spend,
- * shut).  `bpftool map dump` shows the lease as its two halves. */
+ * shut).  `bpftool map dump` shows lease.parts.bytes and .seq. */
 struct eq_credit {
-	union {
-		__u64		word;	/* what the atomics operate on */
-		struct eq_lease	lease;
-	};
+	union eq_lease_word lease;
 	__u32	pull_target;	/* the pull target TC stamps: the agent's
 				 * highest pull (a fast send asks for nothing more) */
 	__u32	pad0;
@@ -56,11 +59,6 @@ struct eq_credit {
  * sends the packet the slow way. */
 #define EQ_LEASE_TRIES		4
 
-union eq_lease_word {
-	__u64		word;
-	struct eq_lease	l;
-};
-
 /* TC: spend `bytes` of the lease for one packet.  1 and the packet's seq
  * in *seq on success; 0 when the lease is closed, shut or short. */
 EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
@@ -69,13 +67,13 @@ EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
 		union eq_lease_word old, new;
 
 		old.word = *(volatile __u64 *)word;
-		if ((old.l.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN ||
-		    (old.l.bytes & EQ_LEASE_BYTES) < bytes)
+		if ((old.parts.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN ||
+		    (old.parts.bytes & EQ_LEASE_BYTES) < bytes)
 			return 0;
-		new.l.bytes = old.l.bytes - bytes;
-		new.l.seq = old.l.seq + 1;
+		new.parts.bytes = old.parts.bytes - bytes;
+		new.parts.seq = old.parts.seq + 1;
 		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word) {
-			*seq = old.l.seq;
+			*seq = old.parts.seq;
 			return 1;
 		}
 	}
@@ -91,10 +89,10 @@ EQ_LEASE_INLINE void eq_lease_shut(__u64 *word)
 		union eq_lease_word old, new;
 
 		old.word = *(volatile __u64 *)word;
-		if ((old.l.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN)
+		if ((old.parts.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN)
 			return;
 		new = old;
-		new.l.bytes |= EQ_LEASE_SHUT;
+		new.parts.bytes |= EQ_LEASE_SHUT;
 		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word)
 			return;
 	}

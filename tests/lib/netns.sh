@@ -114,7 +114,8 @@ tb_attach() {		# attach edgeq on both hosts
 eq_stat() {		# eq_stat a|b NAME
 	local ns=$TB_A ifc=$TB_IFA
 	[ "$1" = b ] && ns=$TB_B ifc=$TB_IFB
-	"$EDGEQ" --netns "$ns" status "$ifc" --json | grep -o "\"$2\":[0-9]*" | head -1 | cut -d: -f2
+	# The interface's counter, not a per-peer field of the same name.
+	"$EDGEQ" --netns "$ns" status "$ifc" --json | jq -r ".interfaces[0].stats.$2 // empty"
 }
 
 # TCP transfer of SIZE random bytes from A to DST:PORT in B; ok when the

@@ -52,9 +52,23 @@ check "an edgeqd runs for each host (pids ${pa:-none}, ${pb:-none})" \
 
 check "ping IPv4 peer through the agents" in_a ping -c 5 -i 0.1 -W 2 10.77.0.2
 check "ping IPv6 peer through the agents" in_a ping -6 -c 5 -i 0.1 -W 2 fd77::2
-ta=$(eq_stat a tx_to_agent); rb=$(eq_stat b rx_to_agent)
-check "A's TC handed the pings to its agent, B's XDP to its agent ($ta, $rb)" \
-	test "${ta:-0}" -ge 10 -a "${rb:-0}" -ge 10
+ta=$(eq_stat a tx_to_agent); tf=$(eq_stat a tx_fast); rb=$(eq_stat b rx_to_agent)
+check "A's TC handed the pings to its agent or sent them itself, B's XDP to its agent ($ta + $tf, $rb)" \
+	test "$((${ta:-0} + ${tf:-0}))" -ge 10 -a "${rb:-0}" -ge 10
+# The fast path (docs/eqds.md): once the tunnel is up and its queue empty,
+# A's agent lends its credit to TC, which sends the pings itself and hands
+# the agent a copy of each to keep until B's ACK.
+sleep 0.3	# the agent publishes every 100 ms
+af=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_agent_peers" -j 2>/dev/null |
+	jq '[.[] | .formatted.value.tx_fast] | add' 2>/dev/null)
+nc=$(eq_stat a tx_fast_noclone)
+check "the pings after the first went on A's fast path ($tf), each copy reached A's agent ($af, $nc lost)" \
+	test "${tf:-0}" -ge 6 -a "${af:-0}" = "${tf:-0}" -a "${nc:-1}" = 0
+lease=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_credit" -j 2>/dev/null |
+	jq "[.[] | .formatted.value.lease.parts.bytes] | max" 2>/dev/null)
+lease=${lease//[!0-9]/}	# "null" when there is no such field
+check "bpftool shows the lease in eq_credit, open with credit left ($lease)" \
+	test "$(( ${lease:-0} & 0x80000000 ))" -ne 0 -a "$(( ${lease:-0} & 0xffffff ))" -gt 0
 
 check "TCP $MB MB to IPv4 peer through the agents, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
 check "TCP $MB MB to IPv6 peer through the agents, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
@@ -113,7 +127,14 @@ check "receiver's tunnels flushed 3 times mid-transfer: $MB MB arrive identical"
 # on_agent_down drop: a killed agent's peer traffic is dropped and counted.
 eq_a detach "$TB_IFA" >/dev/null
 sed -i 's/^on_agent_down .*/on_agent_down drop/' "$TB_TMP/a.conf"
-check "re-attach A with on_agent_down drop" eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf"
+echo "fast_path off" >>"$TB_TMP/a.conf"
+check "re-attach A with on_agent_down drop, fast_path off" eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf"
+sleep 0.2
+before=$(eq_stat a tx_to_agent)
+check "... ping goes through" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
+after=$(eq_stat a tx_to_agent); tf=$(eq_stat a tx_fast)
+check "... every ping through A's agent, none on the fast path ($before -> $after, fast $tf)" \
+	test "${after:-0}" -ge $((${before:-0} + 3)) -a "${tf:-1}" = 0
 pa=$(agent_pid a)
 kill -KILL "${pa:-0}"
 sleep 0.3

@@ -323,7 +323,7 @@ static void fast_path_open(struct agent *a)
 	}
 	a->credit = m;
 	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
-		__atomic_store_n(&a->credit[i].word, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&a->credit[i].lease.word, 0, __ATOMIC_RELEASE);
 	eqds_set_bucket(a->eqds, a->credit);
 }
 

@@ -19,7 +19,7 @@ static union eq_lease_word lease_load(const struct eq_credit *b)
 {
 	union eq_lease_word w;
 
-	w.word = __atomic_load_n(&b->word, __ATOMIC_ACQUIRE);
+	w.word = __atomic_load_n(&b->lease.word, __ATOMIC_ACQUIRE);
 	return w;
 }
 
@@ -27,7 +27,7 @@ uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tun
 {
 	if (!e->bucket || !t->lease_open)
 		return 0;
-	return lease_load(&e->bucket[peer]).l.bytes & EQ_LEASE_BYTES;
+	return lease_load(&e->bucket[peer]).parts.bytes & EQ_LEASE_BYTES;
 }
 
 void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t)
@@ -36,13 +36,13 @@ void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t)
 
 	if (!t->lease_open)
 		return;
-	w.word = __atomic_exchange_n(&e->bucket[peer].word, 0, __ATOMIC_ACQ_REL);
+	w.word = __atomic_exchange_n(&e->bucket[peer].lease.word, 0, __ATOMIC_ACQ_REL);
 	t->lease_open = false;
-	t->credit += w.l.bytes & EQ_LEASE_BYTES;
+	t->credit += w.parts.bytes & EQ_LEASE_BYTES;
 	/* TC stamped every seq below the lease's: the agent numbers on from
 	 * there, and copies still on their way are below it. */
-	if (after(w.l.seq, t->next_seq))
-		t->next_seq = w.l.seq;
+	if (after(w.parts.seq, t->next_seq))
+		t->next_seq = w.parts.seq;
 }
 
 /* Adds up to `bytes` to an open lease that is not shut: what it added. */
@@ -50,14 +50,14 @@ static uint32_t lease_add(struct eq_credit *b, uint32_t bytes)
 {
 	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
 		union eq_lease_word old = lease_load(b), new;
-		uint32_t have = old.l.bytes & EQ_LEASE_BYTES;
+		uint32_t have = old.parts.bytes & EQ_LEASE_BYTES;
 		uint32_t add = bytes < EQ_LEASE_BYTES - have ? bytes : EQ_LEASE_BYTES - have;
 
-		if ((old.l.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN || !add)
+		if ((old.parts.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN || !add)
 			return 0;
 		new = old;
-		new.l.bytes += add;
-		if (__atomic_compare_exchange_n(&b->word, &old.word, new.word, false,
+		new.parts.bytes += add;
+		if (__atomic_compare_exchange_n(&b->lease.word, &old.word, new.word, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return add;
 	}
@@ -81,7 +81,7 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 	if (t->lease_open) {
 		w = lease_load(b);
-		if (w.l.bytes & EQ_LEASE_SHUT) {
+		if (w.parts.bytes & EQ_LEASE_SHUT) {
 			tx_lease_close(e, peer, t);	/* its packet is on its way here */
 			return;
 		}
@@ -91,8 +91,8 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	 * unscheduled.  Nothing in flight means no copy still on its way
 	 * either: TC's seq is where the copies got to. */
 	if (!t->infl_n && !e->cfg.rts && now >= t->busy_until &&
-	    (!t->lease_open || w.l.seq == t->next_seq)) {
-		int64_t have = t->credit + (t->lease_open ? (w.l.bytes & EQ_LEASE_BYTES) : 0);
+	    (!t->lease_open || w.parts.seq == t->next_seq)) {
+		int64_t have = t->credit + (t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0);
 
 		if (have < (int64_t)e->cfg.bdp_bytes)
 			t->credit += (int64_t)e->cfg.bdp_bytes - have;
@@ -104,9 +104,9 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t->lease_open) {
 		uint32_t give = t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES : (uint32_t)t->credit;
 
-		w.l.bytes = EQ_LEASE_OPEN | give;
-		w.l.seq = t->next_seq;
-		__atomic_store_n(&b->word, w.word, __ATOMIC_RELEASE);
+		w.parts.bytes = EQ_LEASE_OPEN | give;
+		w.parts.seq = t->next_seq;
+		__atomic_store_n(&b->lease.word, w.word, __ATOMIC_RELEASE);
 		t->credit -= give;
 		t->lease_open = true;
 	} else {
