@@ -101,8 +101,8 @@ IN_ICMP4=$(ip4 0 7 1 10.1.0.1 10.2.0.1 "$(icmp_echo 0x4242 1 0102030405060708)")
 frames=()
 # 1: IPv4 outer, DATA with SYN, inner IPv4 TCP.  path 0x1234 -> sport 0xd234.
 frames+=("$(out4 2 0 $((0xd234)) "$(eqh 1 0 0x01 5 4 7 0x1234 1024 30 0)$IN_TCP4")")
-# 2: IPv6 outer, DATA, inner IPv6 UDP.
-frames+=("$(out6 1 $((0xc000 | 77)) "$(eqh 1 0 0 5 41 8 77 5000 5010 0)$IN_UDP6")")
+# 2: IPv6 outer, DATA sent on the fast path (FAST), inner IPv6 UDP.
+frames+=("$(out6 1 $((0xc000 | 77)) "$(eqh 1 0 0x20 5 41 8 77 5000 5010 0)$IN_UDP6")")
 # 3: PULL.
 frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 2 0 5 0 9 0x42 1023 17 250000)")")
 # 4: DATA with options (TSTAMP, CREDIT, QID, 4 x PAD: 24 bytes, hdr_len 11), SYN|RTX,
@@ -171,7 +171,7 @@ else
 fi
 
 FIELDS=(frame.number frame.protocols edgeq.version edgeq.type edgeq.flags edgeq.flags.syn
-	edgeq.flags.rtx edgeq.flags.trimmed edgeq.hdr_len edgeq.hdr_len.bytes edgeq.proto
+	edgeq.flags.rtx edgeq.flags.fast edgeq.flags.trimmed edgeq.hdr_len edgeq.hdr_len.bytes edgeq.proto
 	edgeq.sender_id edgeq.path_id udp.srcport edgeq.seq edgeq.seq.rx edgeq.pull_target
 	edgeq.rsvd edgeq.ack edgeq.pull_no edgeq.busy_ns ip.src ip.dst ipv6.src tcp.dstport
 	udp.dstport icmp.type edgeq.opt.kind edgeq.opt.len edgeq.opt.tstamp.tx
@@ -205,13 +205,14 @@ expect() {
 expect 1 "IPv4 DATA, inner IPv4 TCP" \
 	frame.protocols=eth:ethertype:ip:udp:edgeq:ip:tcp \
 	edgeq.version=1 edgeq.type=0 edgeq.flags=0x01 edgeq.flags.syn=1 edgeq.flags.rtx=0 \
+	edgeq.flags.fast=0 \
 	edgeq.hdr_len=5 edgeq.hdr_len.bytes=20 edgeq.proto=4 edgeq.sender_id=7 \
 	edgeq.path_id=4660 udp.srcport=53812 edgeq.seq=1024 edgeq.seq.rx=1024 \
 	edgeq.pull_target=30 edgeq.rsvd=0x00000000 edgeq.ack= \
 	ip.src=192.0.2.1,10.1.0.1 ip.dst=192.0.2.2,10.2.0.1 tcp.dstport=5201
-expect 2 "IPv6 DATA, inner IPv6 UDP" \
+expect 2 "IPv6 DATA on the fast path, inner IPv6 UDP" \
 	frame.protocols=eth:ethertype:ipv6:udp:edgeq:ipv6:udp:data \
-	edgeq.version=1 edgeq.type=0 edgeq.flags=0x00 edgeq.proto=41 edgeq.sender_id=8 \
+	edgeq.version=1 edgeq.type=0 edgeq.flags=0x20 edgeq.flags.fast=1 edgeq.proto=41 edgeq.sender_id=8 \
 	edgeq.path_id=77 udp.srcport=$((0xc000 | 77)),5000 udp.dstport=7446,9000 \
 	edgeq.seq=5000 edgeq.seq.rx=5000 edgeq.pull_target=5010 \
 	ipv6.src=2001:db8::1,fd00:1::1 ip.src=
