@@ -8,7 +8,9 @@
 #   xsk_fwd the agent's two AF_XDP sockets and heartbeat with no transport
 #           (bench/xsk_fwd.c, started by the loader in edgeqd's place):
 #           the minimal forwarder on the same veth, the baseline;
-#   edgeqd  the agent, EQDS in RTS mode (the veth never trims).
+#   edgeqd  the agent, EQDS in RTS mode (the veth never trims) for the
+#           flood; in trimming mode with the fast path (the default) for
+#           the idle RTT, and again with `fast_path off` (nofast).
 # Packets per second: 64-byte UDP datagrams from A to B as fast as one
 # sender goes (eqload udp-send, CPU 0; receiver on CPU 0); both hosts'
 # agents (or forwarders) on CPU 1, so "through the agent on one core" is
@@ -34,6 +36,9 @@ for s in a b; do
 	# (no switch here to trim it); a BDP large enough that credit is never
 	# what limits a flood on a veth.
 	printf 'scheme eqds\neqds_mode rts\nbdp 262144\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.eqds.conf"
+	# Idle RTT: the defaults (trimming mode, fast path on), and without it.
+	printf 'scheme eqds\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.fast.conf"
+	printf 'scheme eqds\nfast_path off\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.nofast.conf"
 done
 
 detach() {
@@ -41,13 +46,14 @@ detach() {
 	eq_b detach "$TB_IFB" >/dev/null 2>&1
 }
 
-set_config() {	# plain | kernel | xsk_fwd | edgeqd
+set_config() {	# plain | kernel | xsk_fwd | edgeqd | fast | nofast
 	local conf=eqds agent=
 	detach
 	case $1 in
 	plain) return 0 ;;
 	kernel) conf=none ;;
 	xsk_fwd) agent=$FWD ;;
+	fast|nofast) conf=$1 ;;
 	esac
 	# The loader forks the agent: it inherits the CPU of `edgeq attach`.
 	EDGEQD=${agent:-${EDGEQD:-}} taskset -c 1 "$EDGEQ" --netns "$TB_A" attach "$TB_IFA" \
@@ -92,7 +98,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 for r in $(seq "$ROUNDS"); do
-	for c in plain kernel xsk_fwd edgeqd; do
+	for c in plain kernel xsk_fwd fast nofast; do
 		set_config "$c" || continue
 		read -r a b < <(rtt)
 		R50[$c]+="$a " R99[$c]+="$b "
@@ -103,19 +109,22 @@ detach
 echo
 printf '  %-8s %12s  %-22s %10s %10s\n' config "datagrams/s" "" "RTT p50" "p99 (µs)"
 fwd=$(median <<<"$(tr ' ' '\n' <<<"${P[xsk_fwd]:-}" | grep .)")
-for c in plain kernel xsk_fwd edgeqd; do
+for c in plain kernel xsk_fwd edgeqd fast nofast; do
 	m=; ratio=
-	if [ "$c" != plain ]; then
+	if [ "$c" != plain ] && [ "$c" != fast ] && [ "$c" != nofast ]; then
 		m=$(tr ' ' '\n' <<<"${P[$c]:-}" | grep . | median)
 		ratio=$(awk -v a="$m" -v b="$fwd" 'BEGIN { if (b > 0) printf "%.2fx xsk_fwd", a / b }')
 	fi
 	r50=$(tr ' ' '\n' <<<"${R50[$c]:-}" | grep . | median)
 	r99=$(tr ' ' '\n' <<<"${R99[$c]:-}" | grep . | median)
 	eval "rtt_$c=$r50"
+	[ "$r50" = nan ] && r50=– r99=–
 	printf '  %-8s %12s  %-22s %10s %10s\n' "$c" "${m:-–}" "$ratio" "$r50" "$r99"
 	echo "bench agent_$c pps=${m:-0} rtt_p50_us=$r50 rtt_p99_us=$r99"
 done
 # shellcheck disable=SC2154 # rtt_* set by the eval above
-awk -v e="$rtt_edgeqd" -v f="$rtt_xsk_fwd" -v k="$rtt_kernel" -v p="$rtt_plain" 'BEGIN {
-	printf "  added idle RTT: edgeqd %.1f µs over the plain veth, %.1f µs over xsk_fwd, %.1f µs over the kernel tunnel\n", e - p, e - f, e - k }'
+awk -v e="$rtt_fast" -v n="$rtt_nofast" -v f="$rtt_xsk_fwd" -v k="$rtt_kernel" -v p="$rtt_plain" 'BEGIN {
+	printf "  (fast: edgeqd in trimming mode with the fast path, the default; nofast: fast_path off)\n"
+	printf "  added idle RTT: edgeqd %.1f µs over the plain veth, %.1f µs over xsk_fwd, %.1f µs over the kernel tunnel\n", e - p, e - f, e - k
+	if (n > 0) printf "  the fast path: idle RTT %.2fx of edgeqd without it (%.1f vs %.1f µs)\n", e / n, e, n }'
 echo "  (veth only does AF_XDP copy mode; zero copy needs a NIC driver that has it: not measurable here)"

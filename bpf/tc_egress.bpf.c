@@ -295,10 +295,9 @@ int tc_egress(struct __sk_buff *skb)
 			}
 			/* Nothing may overtake this packet on a fast send
 			 * until the agent has sent it. */
-			if (bucket && (bucket->lease.parts.bytes & EQ_LEASE_OPEN)) {
-				eq_lease_shut(&bucket->lease.word);
+			if (bucket && (bucket->lease.parts.bytes & EQ_LEASE_OPEN) &&
+			    eq_lease_shut(&bucket->lease.word))
 				st->tx_lease_shut++;
-			}
 			/* Out of eqa, whose missing offloads make the kernel
 			 * segment and checksum, into eqb and the agent. */
 			st->tx_to_agent++;

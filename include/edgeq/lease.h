@@ -82,20 +82,16 @@ EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
 
 /* TC: a packet to this peer goes to the agent (short lease, GSO): no fast
  * send may overtake it, so the lease is shut until the agent takes it
- * back.  Keeps bytes and seq for the agent to find. */
-EQ_LEASE_INLINE void eq_lease_shut(__u64 *word)
+ * back.  One atomic OR, which cannot fail the way a compare-and-swap loop
+ * can give up; bytes and seq stay for the agent to find.  1 when this
+ * call shut an open lease.  (On a closed lease it leaves a stray SHUT,
+ * which nothing reads: opening stores the whole word.) */
+EQ_LEASE_INLINE int eq_lease_shut(__u64 *word)
 {
-	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
-		union eq_lease_word old, new;
+	union eq_lease_word set = { .parts = { .bytes = EQ_LEASE_SHUT } }, old;
 
-		old.word = *(volatile __u64 *)word;
-		if ((old.parts.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) != EQ_LEASE_OPEN)
-			return;
-		new = old;
-		new.parts.bytes |= EQ_LEASE_SHUT;
-		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word)
-			return;
-	}
+	old.word = __sync_fetch_and_or(word, set.word);
+	return (old.parts.bytes & (EQ_LEASE_OPEN | EQ_LEASE_SHUT)) == EQ_LEASE_OPEN;
 }
 
 #endif /* EDGEQ_LEASE_H */

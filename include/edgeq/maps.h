@@ -234,7 +234,7 @@ struct eq_stats {
 	/* the fast path (scheme eqds, lease.h) */
 	__u64	tx_fast;		/* sent to the wire on leased credit */
 	__u64	tx_fast_noclone;	/* ... but the agent's copy could not be made */
-	__u64	tx_lease_shut;		/* a packet went to the agent past an open lease */
+	__u64	tx_lease_shut;		/* leases shut: a packet went to the agent past one */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -12,6 +12,11 @@
  *    before the gate.
  *  - xdp_agent: into eq_xsks[1] when the socket is there, counted drop when
  *    not, non-IP passed.
+ *  - the fast path (tc_egress, lease.h): a packet the open lease in
+ *    eq_credit covers goes to the wire with EQ_F_FAST, the lease's seq,
+ *    its frame length and the bucket's pull_target, and a copy to the
+ *    agent; any other packet past an open lease shuts it and goes to the
+ *    agent; agent down, scheme none and prefix misses leave it alone.
  * A real AF_XDP socket (copy mode, bound to lo of a network namespace of
  * the test's own, no program) fills the XSKMAP: the programs look the
  * entry up before redirecting.
@@ -27,7 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <cmocka.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
@@ -41,6 +51,7 @@
 #include "xdp_ingress.skel.h"
 #include "xdp_agent.skel.h"
 #include "pkt.h"
+#include "edgeq/lease.h"
 
 #define DEAD_NS		(200 * 1000000ULL)
 #define UMEM_FRAMES	64
@@ -330,6 +341,393 @@ static void tc__miss_untouched_whatever_the_agent(void **state)
 	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_miss = 1 });
 }
 
+/* ---- TC egress: the fast path on leased credit ---- */
+
+#define PULL_TARGET	0x0a0b0c0dU	/* distinct bytes: a byte-order slip shows */
+
+static int credit_fd(const struct fx *fx)
+{
+	return bpf_map__fd(fx->tc->maps.eq_credit);
+}
+
+/* The agent lends `bytes` (with its EQ_LEASE_* flags) and `seq` to TC. */
+static void set_lease(struct fx *fx, uint32_t bytes, uint32_t seq, uint32_t pull_target)
+{
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_credit c = {
+		.lease.parts = { .bytes = bytes, .seq = seq },
+		.pull_target = pull_target,
+	};
+
+	assert_int_equal(bpf_map_update_elem(credit_fd(fx), &slot, &c, 0), 0);
+}
+
+static struct eq_credit get_credit(const struct fx *fx, uint32_t slot)
+{
+	struct eq_credit c;
+
+	assert_int_equal(bpf_map_lookup_elem(credit_fd(fx), &slot, &c), 0);
+	return c;
+}
+
+static void expect_lease(const struct fx *fx, uint32_t bytes, uint32_t seq)
+{
+	struct eq_credit c = get_credit(fx, PKT_PEER_SLOT);
+
+	assert_int_equal(c.lease.parts.bytes, bytes);
+	assert_int_equal(c.lease.parts.seq, seq);
+	assert_int_equal(c.pull_target, PULL_TARGET);	/* TC only reads it */
+}
+
+/* The frame tc_send() puts on the wire: what a fast send costs. */
+static uint32_t tc_frame_len(void)
+{
+	struct pkt_spec s;
+	uint8_t buf[PKT_MAX];
+
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	return (uint32_t)pkt_build_frame(buf, sizeof(buf), &s) + EQ_OVERHEAD_V4;
+}
+
+static const struct eq_hdr *out_eq(const struct fx *fx)
+{
+	return (const void *)(fx->r.out + PKT_ETH_LEN + EQ_OVERHEAD_V4 - EQ_HDR_LEN);
+}
+
+/* The output is a fast send with `seq`, stamped as the agent would. */
+static void expect_fast(const struct fx *fx, uint32_t seq)
+{
+	const struct eq_hdr *eq = out_eq(fx);
+
+	assert_true(out_is_encapsulated(fx));
+	assert_true(pkt_ipv4_csum_ok(fx->r.out + PKT_ETH_LEN));
+	assert_int_equal(eq_type(eq), EQ_T_DATA);
+	assert_int_equal(eq->flags, EQ_F_FAST);
+	assert_int_equal(ntohl(eq->data.seq), seq);
+	assert_int_equal(ntohl(eq->data.frame_len), fx->r.len);
+	assert_int_equal(ntohl(eq->data.pull_target), PULL_TARGET);
+}
+
+/* The output is TC's own encapsulation: no fast flag, no frame length,
+ * nothing taken from the bucket. */
+static void expect_slow(const struct fx *fx)
+{
+	const struct eq_hdr *eq = out_eq(fx);
+
+	assert_true(out_is_encapsulated(fx));
+	assert_int_equal(eq->flags, 0);
+	assert_int_equal(eq->data.frame_len, 0);
+	assert_int_equal(eq->data.pull_target, 0);
+}
+
+static uint32_t peer_tx_seq(const struct fx *fx)
+{
+	struct eq_peer p;
+
+	assert_int_equal(pkt_get_peer(&fx->mtc, PKT_PEER_SLOT, &p), 0);
+	return p.tx_seq;
+}
+
+static void tc_alive(struct fx *fx)
+{
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
+}
+
+/* agent_ifindex 4242 does not exist: the copy fails, the packet goes. */
+static void fast__covered_packet_goes_to_wire(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t frame = tc_frame_len();
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 1000, 77, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	assert_int_equal(fx->r.len, frame);
+	expect_fast(fx, 77);
+	expect_lease(fx, EQ_LEASE_OPEN | (1000 - frame), 78);
+	/* The lease's seq, not TC's own: peer->tx_seq is the agent's to restamp. */
+	assert_int_equal(peer_tx_seq(fx), 0);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_fast = 1,
+						    .tx_fast_noclone = 1 });
+}
+
+/* Exactly enough is enough; then nothing is left and the next one shuts. */
+static void fast__lease_of_exactly_one_frame(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t frame = tc_frame_len();
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | frame, 9, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_fast(fx, 9);
+	expect_lease(fx, EQ_LEASE_OPEN, 10);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	expect_slow(fx);
+	expect_lease(fx, EQ_LEASE_OPEN | EQ_LEASE_SHUT, 10);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 2, .tx_fast = 1,
+						    .tx_fast_noclone = 1, .tx_to_agent = 1,
+						    .tx_lease_shut = 1 });
+}
+
+/* lo of the test's own namespace, up or down (it starts down). */
+static void lo_set_up(bool up)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	strcpy(ifr.ifr_name, "lo");
+	assert_int_equal(ioctl(fd, SIOCGIFFLAGS, &ifr), 0);
+	if (up)
+		ifr.ifr_flags |= IFF_UP;
+	else
+		ifr.ifr_flags &= ~IFF_UP;
+	assert_int_equal(ioctl(fd, SIOCSIFFLAGS, &ifr), 0);
+	close(fd);
+}
+
+/* Packets lo has sent (its rtnl_link_stats, through netlink). */
+static uint32_t lo_tx_packets(void)
+{
+	struct ifaddrs *ifa, *i;
+	uint32_t n = UINT32_MAX;
+
+	assert_int_equal(getifaddrs(&ifa), 0);
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_PACKET &&
+		    !strcmp(i->ifa_name, "lo") && i->ifa_data)
+			n = ((const struct rtnl_link_stats *)i->ifa_data)->tx_packets;
+	freeifaddrs(ifa);
+	assert_true(n != UINT32_MAX);
+	return n;
+}
+
+static int setup_lo_up(void **state)
+{
+	int rc = setup(state);
+
+	if (!rc)
+		lo_set_up(true);
+	return rc;
+}
+
+static int teardown_lo_down(void **state)
+{
+	lo_set_up(false);
+	return teardown(state);
+}
+
+/* With an agent interface that exists (lo, up, in the test's namespace)
+ * the copy is made: lo sends one packet, and nothing is counted missing. */
+static void fast__copy_made_to_existing_interface(void **state)
+{
+	struct fx *fx = *state;
+	struct eq_config c;
+	uint32_t frame = tc_frame_len(), before;
+
+	assert_int_equal(pkt_get_config(&fx->mtc, &c), 0);
+	c.agent_ifindex = if_nametoindex("lo");
+	assert_int_equal(c.agent_ifindex, 1);
+	assert_int_equal(pkt_set_config(&fx->mtc, &c), 0);
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 5000, 1000, PULL_TARGET);
+	before = lo_tx_packets();
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	/* The original is unchanged by the clone. */
+	expect_fast(fx, 1000);
+	assert_int_equal(lo_tx_packets() - before, 1);
+	expect_lease(fx, EQ_LEASE_OPEN | (5000 - frame), 1001);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_fast = 1 });
+}
+
+/* Short by one byte: to the agent, the lease shut with bytes and seq kept.
+ * Shut holds even when the bytes would cover the next packet. */
+static void fast__short_lease_shuts_and_shut_holds(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t frame = tc_frame_len();
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | (frame - 1), 5, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	expect_slow(fx);
+	expect_lease(fx, EQ_LEASE_OPEN | EQ_LEASE_SHUT | (frame - 1), 5);
+	/* The agent tops the lease up without taking it back: still shut. */
+	set_lease(fx, EQ_LEASE_OPEN | EQ_LEASE_SHUT | 100000, 5, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	expect_slow(fx);
+	expect_lease(fx, EQ_LEASE_OPEN | EQ_LEASE_SHUT | 100000, 5);
+	/* tx_lease_shut counts shuts: the packet that found the lease shut
+	 * already did not shut it again. */
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 2, .tx_to_agent = 2,
+						    .tx_lease_shut = 1 });
+}
+
+/* No lease (word 0), or bytes left behind without OPEN: the agent sends,
+ * and there is nothing to shut. */
+static void fast__closed_lease_goes_to_agent(void **state)
+{
+	struct fx *fx = *state;
+
+	tc_alive(fx);
+	set_lease(fx, 0, 0, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	expect_slow(fx);
+	expect_lease(fx, 0, 0);
+	set_lease(fx, 100000, 33, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	expect_slow(fx);
+	expect_lease(fx, 100000, 33);
+	/* TC's own seqs, one each. */
+	assert_int_equal(peer_tx_seq(fx), 2);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 2, .tx_to_agent = 2 });
+}
+
+/* A plain TCP packet (gso_segs 1, gso_size 0: __tcp_transmit_skb) is not
+ * GSO and goes fast. */
+static void fast__plain_tcp_skb_is_not_gso(void **state)
+{
+	struct fx *fx = *state;
+	struct __sk_buff plain = { .gso_segs = 1, .gso_size = 0 };
+	uint32_t frame = tc_frame_len();
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 100000, 20, PULL_TARGET);
+	tc_send(fx);
+	expect_fast(fx, 20);
+	assert_int_equal(pkt_run_ctx(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
+				     &plain, sizeof(plain), 1, &fx->r), 0);
+	assert_int_equal(fx->r.retval, TC_ACT_OK);
+	expect_fast(fx, 21);
+	expect_lease(fx, EQ_LEASE_OPEN | (100000 - 2 * frame), 22);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 2, .tx_fast = 2,
+						    .tx_fast_noclone = 2 });
+}
+
+/* A packet encap() drops is never sent: it neither spends nor shuts the
+ * lease.  Too big for the MTU; and a GSO skb, which BPF_PROG_TEST_RUN can
+ * make only without a gso_type, so that bpf_skb_adjust_room refuses it
+ * (the GSO -> shut path itself cannot be reached from here). */
+static void fast__dropped_packet_leaves_lease(void **state)
+{
+	struct fx *fx = *state;
+	struct __sk_buff gso = { .gso_segs = 2, .gso_size = 50 };
+	int prog = bpf_program__fd(fx->tc->progs.tc_egress);
+	struct pkt_spec s;
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 100000, 20, PULL_TARGET);
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	s.payload_len = PKT_MTU - EQ_OVERHEAD_V4 - 40 + 1;
+	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	assert_int_equal(pkt_run(prog, fx->in, fx->in_len, &fx->r), 0);
+	assert_int_equal(fx->r.retval, TC_ACT_SHOT);
+	s.payload_len = 100;
+	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	assert_int_equal(pkt_run_ctx(prog, fx->in, fx->in_len, &gso, sizeof(gso), 1, &fx->r), 0);
+	assert_int_equal(fx->r.retval, TC_ACT_SHOT);
+	expect_lease(fx, EQ_LEASE_OPEN | 100000, 20);
+	assert_int_equal(peer_tx_seq(fx), 0);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_err_too_big = 1, .tx_err_adjust = 1 });
+}
+
+/* Agent down: on_agent_down decides, the lease is neither spent nor shut. */
+static void fast__agent_down_ignores_lease(void **state)
+{
+	struct fx *fx = *state;
+	int fd = bpf_map__fd(fx->tc->maps.eq_agent);
+
+	set_lease(fx, EQ_LEASE_OPEN | 100000, 40, PULL_TARGET);
+	set_agent(fd, DEAD_NS * 2, true);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);	/* EQ_DOWN_TUNNEL */
+	expect_slow(fx);
+	assert_int_equal(ntohl(out_eq(fx)->data.seq), 0);	/* TC's own */
+	set_agent(fd, ALIVE, false);
+	set_eqds(&fx->mtc, EQ_DOWN_DROP, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send(fx), TC_ACT_SHOT);
+	set_eqds(&fx->mtc, EQ_DOWN_PASS, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	assert_memory_equal(fx->r.out, fx->in, fx->in_len);
+	expect_lease(fx, EQ_LEASE_OPEN | 100000, 40);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_agent_down = 3 });
+}
+
+/* Scheme none: a plain tunnel whatever the agent and the lease. */
+static void fast__scheme_none_ignores_lease(void **state)
+{
+	struct fx *fx = *state;
+
+	set_eqds(&fx->mtc, EQ_DOWN_TUNNEL, EQ_SCHEME_NONE);
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 100000, 40, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_slow(fx);
+	assert_int_equal(ntohl(out_eq(fx)->data.seq), 0);
+	assert_int_equal(peer_tx_seq(fx), 1);
+	expect_lease(fx, EQ_LEASE_OPEN | 100000, 40);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1 });
+}
+
+/* Fast sends take consecutive seqs, across the 32-bit wrap, and the
+ * wrap does not spill into the bytes. */
+static void fast__consecutive_seqs(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t frame = tc_frame_len();
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 100000, 0xfffffffeU, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_fast(fx, 0xfffffffeU);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_fast(fx, 0xffffffffU);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_fast(fx, 0);
+	expect_lease(fx, EQ_LEASE_OPEN | (100000 - 3 * frame), 1);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 3, .tx_fast = 3,
+						    .tx_fast_noclone = 3 });
+}
+
+/* A packet to no peer prefix never touches any lease. */
+static void fast__miss_leaves_lease(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_spec s;
+
+	tc_alive(fx);
+	set_lease(fx, EQ_LEASE_OPEN | 100000, 40, PULL_TARGET);
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	s.dst = pkt_addr("198.51.100.7");
+	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	assert_int_equal(fx->r.retval, TC_ACT_OK);
+	assert_int_equal(fx->r.len, fx->in_len);
+	assert_memory_equal(fx->r.out, fx->in, fx->in_len);
+	expect_lease(fx, EQ_LEASE_OPEN | 100000, 40);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_miss = 1 });
+}
+
+/* Only the bucket of the packet's peer: another slot's lease stays. */
+static void fast__other_peers_lease_untouched(void **state)
+{
+	struct fx *fx = *state;
+	uint32_t other = PKT_PEER_SLOT + 1;
+	struct eq_credit c = { .lease.parts = { .bytes = EQ_LEASE_OPEN | 100000, .seq = 3 },
+			       .pull_target = 1 };
+
+	tc_alive(fx);
+	assert_int_equal(bpf_map_update_elem(credit_fd(fx), &other, &c, 0), 0);
+	set_lease(fx, 0, 0, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	expect_slow(fx);
+	struct eq_credit got = get_credit(fx, other);
+
+	assert_memory_equal(&got, &c, sizeof(c));
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_to_agent = 1 });
+}
+
 /* ---- XDP ingress ---- */
 
 /* An edgeq packet from A to B of `type`; frame_len for DATA/TRIMMED. */
@@ -513,6 +911,19 @@ int main(void)
 		T(tc__down_drop_drops),
 		T(tc__scheme_none_ignores_agent),
 		T(tc__miss_untouched_whatever_the_agent),
+		T(fast__covered_packet_goes_to_wire),
+		T(fast__lease_of_exactly_one_frame),
+		cmocka_unit_test_setup_teardown(fast__copy_made_to_existing_interface,
+						setup_lo_up, teardown_lo_down),
+		T(fast__short_lease_shuts_and_shut_holds),
+		T(fast__closed_lease_goes_to_agent),
+		T(fast__plain_tcp_skb_is_not_gso),
+		T(fast__dropped_packet_leaves_lease),
+		T(fast__agent_down_ignores_lease),
+		T(fast__scheme_none_ignores_lease),
+		T(fast__consecutive_seqs),
+		T(fast__miss_leaves_lease),
+		T(fast__other_peers_lease_untouched),
 		T(xdp__alive_agent_gets_control_and_agent_data),
 		T(xdp__agentless_data_decapsulated_here),
 		T(xdp__no_socket_data_delivered_control_dropped),
