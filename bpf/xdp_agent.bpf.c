@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * XDP on eqb<ifindex>, the agent's end of the internal veth.  TC egress
- * redirected each encapsulated packet out of eqa (where the kernel
- * segmented and checksummed it); here every such frame goes to the agent's
- * host socket, eq_xsks[EQ_XSK_AGENT].  Anything that is not IP (the kernel
- * talking on eqa) goes to eqb's own stack, which has no use for it.
+ * XDP on eqb<ifindex> and eqd<ifindex>, the agent's ends of the internal
+ * veth pairs.  TC egress redirected each encapsulated packet out of eqa
+ * (where the kernel segmented and checksummed it), and cloned each fast
+ * send out of eqc; here every such frame goes to the agent's host socket,
+ * eq_xsks[EQ_XSK_AGENT], or its copy socket, eq_xsks[EQ_XSK_COPY].
+ * Anything that is not IP (the kernel talking on eqa) goes to the stack of
+ * eqb or eqd, which has no use for it.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -21,7 +23,10 @@ int xdp_agent(struct xdp_md *ctx)
 	struct ethhdr *eth = data;
 	__u32 zero = 0, key = EQ_XSK_AGENT;
 	struct eq_stats *st = bpf_map_lookup_elem(&eq_stats, &zero);
+	struct eq_config *cfg = bpf_map_lookup_elem(&eq_config, &zero);
 
+	if (cfg && cfg->copy_peer_ifindex && ctx->ingress_ifindex == cfg->copy_peer_ifindex)
+		key = EQ_XSK_COPY;
 	if (!st || (void *)(eth + 1) > end ||
 	    (eth->h_proto != bpf_htons(ETH_P_IP) && eth->h_proto != bpf_htons(ETH_P_IPV6)))
 		return XDP_PASS;

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The internal veth of `scheme eqds` (docs/agent.md): eqa<ifindex> is where
- * TC egress redirects encapsulated packets and where the agent's delivered
- * packets enter the stack; eqb<ifindex> is the agent's end, with xdp_agent
- * feeding its AF_XDP socket.
+ * The internal veth pairs of `scheme eqds` (docs/agent.md): eqa<ifindex> is
+ * where TC egress redirects encapsulated packets and where the agent's
+ * delivered packets enter the stack; eqb<ifindex> is the agent's end, with
+ * xdp_agent feeding its AF_XDP host socket.  eqc<ifindex> is where TC
+ * clones its fast sends (docs/eqds.md, "The fast path"), eqd<ifindex> the
+ * agent's end, feeding its copy socket: a pair of its own, so that copies
+ * land in a socket the agent does not sleep on.
  *
- * eqa has no scatter-gather, TSO, GSO or checksum offload: the kernel then
- * segments and checksums every packet as it leaves eqa, so the agent only
- * ever sees complete frames of at most the wire MTU, which it can send
- * with AF_XDP as they are.
+ * eqa and eqc have no scatter-gather, TSO, GSO or checksum offload: the
+ * kernel then segments and checksums every packet as it leaves them, so
+ * the agent only ever sees complete frames of at most the wire MTU, which
+ * it can send with AF_XDP as they are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,12 @@ void eq_agent_veth_names(int ifindex, char a[IF_NAMESIZE], char b[IF_NAMESIZE])
 {
 	snprintf(a, IF_NAMESIZE, "eqa%d", ifindex);
 	snprintf(b, IF_NAMESIZE, "eqb%d", ifindex);
+}
+
+static void copy_veth_names(int ifindex, char c[IF_NAMESIZE], char d[IF_NAMESIZE])
+{
+	snprintf(c, IF_NAMESIZE, "eqc%d", ifindex);
+	snprintf(d, IF_NAMESIZE, "eqd%d", ifindex);
 }
 
 static int ethtool_off(int fd, const char *ifname, __u32 cmd)
@@ -81,19 +90,36 @@ static int ip(char *err, size_t len, const char *what, char *const argv[])
 	return 0;
 }
 
-void eq_agent_veth_delete(int ifindex)
+static void delete_pair(const char *a)
 {
-	char a[IF_NAMESIZE], b[IF_NAMESIZE], out[256];
+	char out[256];
 
-	eq_agent_veth_names(ifindex, a, b);
-	if (!if_nametoindex(a))
-		return;
-	/* Deleting one end deletes both, and the XDP program on eqb with it. */
-	eq_run_ip((char *[]){ "ip", "link", "del", a, NULL }, out, sizeof(out));
+	/* Deleting one end deletes both, and the XDP program on the other. */
+	if (if_nametoindex(a))
+		eq_run_ip((char *[]){ "ip", "link", "del", (char *)a, NULL }, out, sizeof(out));
 }
 
-static int attach_xdp_agent(int ifindex, struct bpf_object *maps_from, const char *dir,
-			    char *err, size_t len)
+void eq_agent_veth_delete(int ifindex)
+{
+	char a[IF_NAMESIZE], b[IF_NAMESIZE];
+
+	eq_agent_veth_names(ifindex, a, b);
+	delete_pair(a);
+	copy_veth_names(ifindex, a, b);
+	delete_pair(a);
+}
+
+static int attach_one(int ifindex, int prog_fd)
+{
+	/* veth does native XDP; generic is the fallback (MTU too big for a page). */
+	int rc = bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, NULL);
+
+	return rc ? bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_SKB_MODE, NULL) : 0;
+}
+
+/* xdp_agent on the agent's ends of both pairs, pinned once. */
+static int attach_xdp_agent(int host_ifindex, int copy_ifindex, struct bpf_object *maps_from,
+			    const char *dir, char *err, size_t len)
 {
 	struct xdp_agent *skel = xdp_agent__open();
 	struct bpf_map *map;
@@ -118,11 +144,9 @@ static int attach_xdp_agent(int ifindex, struct bpf_object *maps_from, const cha
 		snprintf(err, len, "cannot load xdp_agent: %s", strerror(-rc));
 		goto out;
 	}
-	/* veth does native XDP; generic is the fallback (MTU too big for a page). */
-	rc = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.xdp_agent), XDP_FLAGS_DRV_MODE, NULL);
-	if (rc)
-		rc = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.xdp_agent),
-				    XDP_FLAGS_SKB_MODE, NULL);
+	rc = attach_one(host_ifindex, bpf_program__fd(skel->progs.xdp_agent));
+	if (!rc)
+		rc = attach_one(copy_ifindex, bpf_program__fd(skel->progs.xdp_agent));
 	if (rc) {
 		snprintf(err, len, "cannot attach xdp_agent: %s", strerror(-rc));
 		goto out;
@@ -136,54 +160,72 @@ out:
 	return rc;
 }
 
+/* One pair, a <-> b, both ends without link-local addresses (nothing but
+ * our frames on it) and a without offloads. */
+static int make_pair(const char *a, const char *b, const char *mtus, char *err, size_t len)
+{
+	int rc = ip(err, len, "cannot create the internal veth",
+		    (char *[]){ "ip", "link", "add", (char *)a, "mtu", (char *)mtus, "type", "veth",
+				"peer", "name", (char *)b, "mtu", (char *)mtus, NULL });
+
+	if (rc)
+		return rc;
+	if ((rc = offloads_off(a))) {
+		snprintf(err, len, "cannot turn the offloads of %s off: %s", a, strerror(-rc));
+		return rc;
+	}
+	if ((rc = ip(err, len, "cannot configure the internal veth",
+		     (char *[]){ "ip", "link", "set", (char *)a, "addrgenmode", "none", NULL })) ||
+	    (rc = ip(err, len, "cannot configure the internal veth",
+		     (char *[]){ "ip", "link", "set", (char *)b, "addrgenmode", "none", NULL })))
+		return rc;
+	return 0;
+}
+
+static int set_up(const char *dev, char *err, size_t len)
+{
+	return ip(err, len, "cannot bring the internal veth up",
+		  (char *[]){ "ip", "link", "set", (char *)dev, "up", NULL });
+}
+
 int eq_agent_veth_create(int ifindex, unsigned int mtu, struct eq_config *cfg,
 			 const struct eq_maps *m, struct bpf_object *maps_from, const char *dir,
 			 char *err, size_t len)
 {
-	char a[IF_NAMESIZE], b[IF_NAMESIZE], mtus[16], path[128];
+	char a[IF_NAMESIZE], b[IF_NAMESIZE], c[IF_NAMESIZE], d[IF_NAMESIZE], mtus[16], path[128];
 	int rc;
 
 	eq_agent_veth_names(ifindex, a, b);
-	eq_agent_veth_delete(ifindex);	/* left by a crash: ours by its name */
+	copy_veth_names(ifindex, c, d);
+	eq_agent_veth_delete(ifindex);	/* left by a crash: ours by their names */
 	snprintf(mtus, sizeof(mtus), "%u", mtu);
-	rc = ip(err, len, "cannot create the internal veth",
-		(char *[]){ "ip", "link", "add", a, "mtu", mtus, "type", "veth", "peer", "name", b,
-			    "mtu", mtus, NULL });
-	if (rc)
+	if ((rc = make_pair(a, b, mtus, err, len)) || (rc = make_pair(c, d, mtus, err, len)))
 		return rc;
 	cfg->agent_ifindex = if_nametoindex(a);
 	cfg->agent_peer_ifindex = if_nametoindex(b);
-	if (!cfg->agent_ifindex || !cfg->agent_peer_ifindex) {
-		snprintf(err, len, "the internal veth %s/%s vanished", a, b);
+	cfg->copy_ifindex = if_nametoindex(c);
+	cfg->copy_peer_ifindex = if_nametoindex(d);
+	if (!cfg->agent_ifindex || !cfg->agent_peer_ifindex || !cfg->copy_ifindex ||
+	    !cfg->copy_peer_ifindex) {
+		snprintf(err, len, "the internal veth %s/%s or %s/%s vanished", a, b, c, d);
 		return -ENODEV;
 	}
 	if ((rc = eq_config_write(m, cfg))) {
 		snprintf(err, len, "cannot record the internal veth: %s", strerror(-rc));
 		return rc;
 	}
-	if ((rc = offloads_off(a))) {
-		snprintf(err, len, "cannot turn the offloads of %s off: %s", a, strerror(-rc));
-		return rc;
-	}
-	/* No link-local addresses: nothing but our frames on the pair.  eqa
-	 * receives packets whose source routes out of the wire interface,
-	 * which strict reverse-path filtering would drop. */
-	if ((rc = ip(err, len, "cannot configure the internal veth",
-		     (char *[]){ "ip", "link", "set", a, "addrgenmode", "none", NULL })) ||
-	    (rc = ip(err, len, "cannot configure the internal veth",
-		     (char *[]){ "ip", "link", "set", b, "addrgenmode", "none", NULL })))
-		return rc;
+	/* eqa receives packets whose source routes out of the wire
+	 * interface, which strict reverse-path filtering would drop. */
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/rp_filter", a);
 	if ((rc = write_sysctl(path, "0"))) {
 		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	if ((rc = attach_xdp_agent((int)cfg->agent_peer_ifindex, maps_from, dir, err, len)))
+	if ((rc = attach_xdp_agent((int)cfg->agent_peer_ifindex, (int)cfg->copy_peer_ifindex,
+				   maps_from, dir, err, len)))
 		return rc;
-	if ((rc = ip(err, len, "cannot bring the internal veth up",
-		     (char *[]){ "ip", "link", "set", b, "up", NULL })) ||
-	    (rc = ip(err, len, "cannot bring the internal veth up",
-		     (char *[]){ "ip", "link", "set", a, "up", NULL })))
+	if ((rc = set_up(b, err, len)) || (rc = set_up(a, err, len)) ||
+	    (rc = set_up(d, err, len)) || (rc = set_up(c, err, len)))
 		return rc;
 	return 0;
 }

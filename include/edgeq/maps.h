@@ -157,13 +157,17 @@ struct eq_config {
 	__u64	agent_dead_ns;		/* heartbeat older than this: agent down */
 	__u32	agent_ifindex;		/* eqa<ifindex>: TC redirects agent traffic here */
 	__u32	agent_peer_ifindex;	/* eqb<ifindex>: the agent's end (XDP -> eq_xsks[1]) */
+	__u32	copy_ifindex;		/* eqc<ifindex>: TC clones fast sends here */
+	__u32	copy_peer_ifindex;	/* eqd<ifindex>: the agent's end (XDP -> eq_xsks[2]) */
 	struct eq_eqds_config eqds;
 };
 
 /* eq_xsks (XSKMAP): the agent's AF_XDP sockets. */
 #define EQ_XSK_WIRE		0	/* on the attached interface, queue 0 */
 #define EQ_XSK_AGENT		1	/* on eqb<ifindex>, queue 0 */
-#define EQ_XSK_MAX		2
+#define EQ_XSK_COPY		2	/* on eqd<ifindex>, queue 0: copies of fast
+					 * sends, read without waking the agent */
+#define EQ_XSK_MAX		3
 
 /* eq_agent (array of one): written by the agent, read by TC/XDP and the
  * `edgeq` command; the command fields are written by `edgeq flush`. */

@@ -29,13 +29,18 @@ for s in a b; do
 done
 check "attach with scheme eqds on both hosts (agents start)" tb_attach
 idx=$(ip -n "$TB_A" -o link show "$TB_IFA" | cut -d: -f1)
-veth_a=eqa$idx veth_b=eqb$idx
-check "attach made the internal veth $veth_a/$veth_b, up, with xdp_agent on $veth_b" \
+veth_a=eqa$idx veth_b=eqb$idx veth_c=eqc$idx veth_d=eqd$idx
+check "attach made the internal veths $veth_a/$veth_b and $veth_c/$veth_d, up, with xdp_agent on $veth_b and $veth_d" \
 	bash -c "ip -n $TB_A link show $veth_a | grep -q 'state UP' &&
-		 ip -n $TB_A link show $veth_b | grep -q 'prog/xdp'"
+		 ip -n $TB_A link show $veth_b | grep -q 'prog/xdp' &&
+		 ip -n $TB_A link show $veth_c | grep -q 'state UP' &&
+		 ip -n $TB_A link show $veth_d | grep -q 'prog/xdp'"
 offl=$(ip netns exec "$TB_A" ethtool -k "$veth_a" 2>/dev/null | grep -E '^(tx-checksumming|scatter-gather|tcp-segmentation-offload|generic-segmentation-offload):')
 as_comment <<<"$offl"
 check "$veth_a has no checksum, SG, TSO or GSO offload (the kernel segments there)" \
+	bash -c "[ -n \"\$1\" ] && ! grep -q ': on' <<<\"\$1\"" _ "$offl"
+offl=$(ip netns exec "$TB_A" ethtool -k "$veth_c" 2>/dev/null | grep -E '^(tx-checksumming|scatter-gather|tcp-segmentation-offload|generic-segmentation-offload):')
+check "$veth_c neither (the copies the agent keeps have complete checksums)" \
 	bash -c "[ -n \"\$1\" ] && ! grep -q ': on' <<<\"\$1\"" _ "$offl"
 
 agent_pid() {	# a|b
@@ -152,6 +157,7 @@ check "detach B" eq_b detach "$TB_IFB"
 check "A's agent is gone" bash -c "! pgrep -f 'edgeqd [-]-iface $TB_IFA' >/dev/null"
 check "nothing left on A" nothing_left "$TB_A" "$TB_IFA"
 check "nothing left on B" nothing_left "$TB_B" "$TB_IFB"
-check "no internal veth left on A ($veth_a, $veth_b)" \
-	bash -c "! ip -n $TB_A link show $veth_a 2>/dev/null && ! ip -n $TB_A link show $veth_b 2>/dev/null"
+check "no internal veth left on A ($veth_a, $veth_b, $veth_c, $veth_d)" \
+	bash -c "! ip -n $TB_A link show $veth_a 2>/dev/null && ! ip -n $TB_A link show $veth_b 2>/dev/null &&
+		 ! ip -n $TB_A link show $veth_c 2>/dev/null && ! ip -n $TB_A link show $veth_d 2>/dev/null"
 tap_done

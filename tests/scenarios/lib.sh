@@ -36,12 +36,14 @@ sc_transports() {
 # A transport is either a congestion control of plain Linux TCP (the
 # baseline) or edgeq: "edgeq" is scheme eqds in trimming mode on a switch
 # that trims edgeq data above SC_EDGEQ_TRIM (8 packets), "edgeq-rts" the
-# same in RTS mode on a switch that trims nothing.  Inside the tunnel the
+# same in RTS mode on a switch that trims nothing, "edgeq-nofast" (not in
+# the default list) "edgeq" with `fast_path off`, every packet through the
+# agent (docs/eqds.md, "The fast path").  Inside the tunnel the
 # applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
 # SC_EDGEQ adds config directives (default "bdp 24000": edgeq's derived
 # BDP, 50 µs at the link rate, is for hardware; a round trip through this
 # fabric and two agents on a shared CPU takes 0.5-1 ms).
-sc_is_edgeq() { case $1 in edgeq | edgeq-rts) return 0 ;; *) return 1 ;; esac; }
+sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast) return 0 ;; *) return 1 ;; esac; }
 
 # sc_cc TRANSPORT: the congestion control the applications use.
 sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"; fi; }
@@ -50,14 +52,16 @@ sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"
 # set for edgeq's mode and edgeq attached on every host (link_rate from
 # the rate=... setting, which edgeq transports need).
 sc_up_tr() {
-	local tr=$1 a rate="" mode=trim trim=${SC_EDGEQ_TRIM:-8p}; shift
+	local tr=$1 a rate="" mode=trim trim=${SC_EDGEQ_TRIM:-8p} fast=on; shift
 	if ! sc_is_edgeq "$tr"; then sc_up "$@"; return; fi
 	[ "$tr" = edgeq-rts ] && mode=rts trim=off
+	[ "$tr" = edgeq-nofast ] && fast=off
 	for a in "$@"; do case $a in rate=*) rate=${a#rate=} ;; esac; done
 	[ -n "$rate" ] || sc_die "$tr needs the fabric's rate (--set rate=...)"
 	sc_up "$@" --set trim="$trim"
 	# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
-	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" ${SC_EDGEQ-bdp 24000} >&2 ||
+	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" fast_path "$fast" \
+		${SC_EDGEQ-bdp 24000} >&2 ||
 		sc_die "edgeq did not attach ($tr)"
 }
 

@@ -303,16 +303,26 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 
 #define CREDIT_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_credit))
 
-/* The fast path: map eq_credit and hand it to the module, every lease
- * closed (a lease an agent killed before left open dies with it).
- * Without it the agent still works, everything through the edge queue. */
+/* The fast path: the copy socket on eqd, and eq_credit mapped and handed
+ * to the module with every lease closed (a lease an agent killed before
+ * left open dies with it).  Without it the agent still works, everything
+ * through the edge queue. */
 static void fast_path_open(struct agent *a)
 {
-	char err[700];
+	char err[700], name[IF_NAMESIZE];
 	void *m;
 
 	if (!a->cfg.eqds.fast_path)
 		return;
+	if (!a->cfg.copy_peer_ifindex || !if_indextoname(a->cfg.copy_peer_ifindex, name)) {
+		fprintf(stderr, "edgeqd: %s: fast path off: no copy interface (attached by an older "
+			"edgeq: detach and attach again)\n", a->ifname);
+		return;
+	}
+	if (eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, false, err, sizeof(err))) {
+		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
+		return;
+	}
 	a->fd_credit = pinned(a->pin_dir, EQ_MAP_CREDIT, err, sizeof(err));
 	m = a->fd_credit < 0 ? MAP_FAILED : mmap(NULL, CREDIT_MAP_LEN, PROT_READ | PROT_WRITE,
 						  MAP_SHARED, a->fd_credit, 0);
@@ -415,8 +425,12 @@ int agent_run(struct agent *a)
 		uint64_t now = now_ns(), next;
 		unsigned int n;
 
-		/* The host first: a fast send's copy is in its ring before the
-		 * peer's ACK of it can be in the wire's. */
+		/* Copies of fast sends first, then the host: a copy is in its
+		 * ring before the peer's ACK of it can be in the wire's.
+		 * Copies need nothing done at once, so the loop does not wake
+		 * for them; whatever wakes it reads them all first. */
+		while (a->copies.xsk && eq_xsk_rx(&a->copies, BATCH, from_host, a) == BATCH)
+			;
 		n = eq_xsk_rx(&a->host, BATCH, from_host, a);
 		n += eq_xsk_rx(&a->wire, BATCH, from_wire, a);
 		now = now_ns();
@@ -463,6 +477,7 @@ void agent_close(struct agent *a)
 			publish(a);
 		beat(a, now_ns(), false);	/* TC applies on_agent_down at once */
 	}
+	eq_xsk_close(&a->copies);
 	eq_xsk_close(&a->host);
 	eq_xsk_close(&a->wire);
 	if (a->eqds)

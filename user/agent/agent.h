@@ -32,6 +32,7 @@ struct agent {
 	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers, fd_credit;
 	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
 	struct eq_xsk		wire, host;
+	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
 	uint8_t			host_dst[6], host_src[6];	/* eqa's and eqb's MACs */
 	struct eqt_pool		pool;
 	struct eqds		*eqds;
