@@ -19,6 +19,12 @@ struct tx_tunnel {
 	bool		hp_known;	/* highest_pull is in the receiver's numbering */
 	bool		rts_due;	/* (re)starting without credit: ask at once */
 	bool		lease_open;	/* credit lent to TC (lease.h) */
+	bool		shut_wait;	/* a shut lease taken back, the packet that
+					 * shut it not here yet: no new lease */
+	uint32_t	lease_seq0;	/* the open lease's first seq */
+	uint32_t	lease_copies;	/* copies of its sends here already */
+	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */
+	uint64_t	shut_at, copies_since;
 	uint32_t	told_target;	/* highest pull target we have sent */
 	uint32_t	isn, next_seq, highest_pull;
 	int64_t		credit;
@@ -92,6 +98,14 @@ struct eqds {
 };
 
 uint64_t eqds_rand(struct eqds *e);
+
+/* Fast sends of closed leases whose copies have not come; after an RTO
+ * they count as lost (a clone can fail). */
+static inline uint32_t tx_copies_due(const struct eqds *e, const struct tx_tunnel *t,
+				     uint64_t now)
+{
+	return now < t->copies_since + e->cfg.rto_ns ? t->copies_due : 0;
+}
 
 static inline void live_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ULL << (i % 64); }
 static inline void live_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ULL << (i % 64)); }

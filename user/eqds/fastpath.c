@@ -39,6 +39,13 @@ void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t)
 	w.word = __atomic_exchange_n(&e->bucket[peer].lease.word, 0, __ATOMIC_ACQ_REL);
 	t->lease_open = false;
 	t->credit += w.parts.bytes & EQ_LEASE_BYTES;
+	/* Copies of its sends still on their way: until they come, what is
+	 * in flight is more than the agent knows. */
+	if (w.parts.seq - t->lease_seq0 > t->lease_copies) {
+		t->copies_due += w.parts.seq - t->lease_seq0 - t->lease_copies;
+		t->copies_since = t->last_use_ns;
+	}
+	t->lease_copies = 0;
 	/* TC stamped every seq below the lease's: the agent numbers on from
 	 * there, and copies still on their way are below it. */
 	if (after(w.parts.seq, t->next_seq))
@@ -83,15 +90,21 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 		w = lease_load(b);
 		if (w.parts.bytes & EQ_LEASE_SHUT) {
 			tx_lease_close(e, peer, t);	/* its packet is on its way here */
+			t->shut_wait = true;
+			t->shut_at = now;
 			return;
 		}
 	}
+	/* No new lease may let a fast send overtake the packet that shut the
+	 * last one (tx_local() ends the wait; an RTO, if it was lost). */
+	if (!t->lease_open && t->shut_wait && now < t->shut_at + e->cfg.rto_ns)
+		return;
 	/* As restart() does for a tunnel coming back from idle: nothing in
 	 * flight, trimming mode, the receiver not busy: one BDP may go
 	 * unscheduled.  Nothing in flight means no copy still on its way
-	 * either: TC's seq is where the copies got to. */
-	if (!t->infl_n && !e->cfg.rts && now >= t->busy_until &&
-	    (!t->lease_open || w.parts.seq == t->next_seq)) {
+	 * either, of this lease or of earlier ones. */
+	if (!t->infl_n && !tx_copies_due(e, t, now) && !e->cfg.rts && now >= t->busy_until &&
+	    (!t->lease_open || w.parts.seq - t->lease_seq0 == t->lease_copies)) {
 		int64_t have = t->credit + (t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0);
 
 		if (have < (int64_t)e->cfg.bdp_bytes)
@@ -106,6 +119,8 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 
 		w.parts.bytes = EQ_LEASE_OPEN | give;
 		w.parts.seq = t->next_seq;
+		t->lease_seq0 = t->next_seq;
+		t->lease_copies = 0;
 		__atomic_store_n(&b->lease.word, w.word, __ATOMIC_RELEASE);
 		t->credit -= give;
 		t->lease_open = true;
@@ -127,6 +142,10 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 
 		return rc ? rc : 1;
 	}
+	if (t->lease_open && !before(seq, t->lease_seq0))
+		t->lease_copies++;
+	else if (t->copies_due)
+		t->copies_due--;
 	p->seq = seq;
 	p->tx_count = 1;
 	p->t_ns = now;

@@ -271,6 +271,16 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 		return;
 	}
 	set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
+	if (h->type == EQ_T_TRIMMED) {
+		/* A trimmed packet goes again, whatever its pull target said
+		 * (the last packets of a burst, and fast sends, ask for
+		 * nothing): its bytes are pulled back, not dropped, or its
+		 * resend would wait for an RTS, an RTO later. */
+		uint32_t need = r->pull_no + (uint32_t)((r->owed + e->cfg.mtu - 1) / e->cfg.mtu);
+
+		if (after(need, r->pull_target))
+			r->pull_target = need;
+	}
 	asl_update(e, peer);
 	if (h->type == EQ_T_TRIMMED) {
 		r->st.rx_trimmed++;

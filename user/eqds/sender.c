@@ -33,6 +33,8 @@ static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32
 	t->state = EQDS_TX_SYN_SENT;
 	t->hp_known = false;
 	t->st.tx_epoch = isn;
+	t->copies_due = 0;
+	t->shut_wait = false;
 }
 
 struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now)
@@ -156,20 +158,55 @@ static bool mark_ce(struct eqt_pkt *p)
 	return false;
 }
 
-/* The credit a tunnel starting (or restarting) from idle may spend. */
+/* What is in flight, fast sends whose copy has not come included (an
+ * MTU each: their sizes are not known yet). */
+static int64_t in_flight(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
+{
+	return (int64_t)t->infl_bytes + (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
+}
+
+/* The credit a tunnel starting (or restarting) from idle may spend.  Idle
+ * as far as credit goes: what is still in flight asked for no pulls, so
+ * its bytes leave the loop when they arrive, and one BDP less them may
+ * go without breaking the invariant. */
 static void restart(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint64_t now)
 {
 	/* NDP mode: one BDP unscheduled, unless the receiver said its link
 	 * stays busy (then an RTS, so that our burst does not land on a
 	 * full queue).  RTS mode: always ask first. */
 	if (!e->cfg.rts && now >= t->busy_until) {
-		int64_t c = (int64_t)e->cfg.bdp_bytes - (int64_t)t->infl_bytes;
+		int64_t c = (int64_t)e->cfg.bdp_bytes - in_flight(e, t, now);
 
 		if (c > t->credit)
 			t->credit = c;
 	} else {
 		t->rts_due = true;	/* ask at once */
 	}
+}
+
+/* The head of what this tunnel would send next: retransmissions first. */
+static struct eqt_q *head_q(struct tx_tunnel *t, uint32_t cls)
+{
+	if (t->rtx.head)
+		return &t->rtx;
+	return t->q[cls].head ? &t->q[cls] : NULL;
+}
+
+/* A queue waits for credit, and every pull target this tunnel has sent is
+ * reached: what is in flight went on the fast path or with an empty queue
+ * behind it and asked for nothing, so no PULL is coming.  The tunnel
+ * starts again as from idle, one BDP less what is in flight (trimming
+ * mode, receiver not busy) or with an RTS; without this the queue would
+ * wait for the RTS of a quiet tunnel, an RTO later.  Called again as ACKs
+ * take packets out of flight. */
+static void restart_if_stalled(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint64_t now)
+{
+	struct eqt_q *q = head_q(t, 0) ? head_q(t, 0) : head_q(t, 1);
+
+	if (!q || t->credit >= (int64_t)q->head->len || t->rts_due || !t->hp_known ||
+	    after(t->told_target, t->highest_pull))
+		return;
+	restart(e, t, peer, now);
 }
 
 int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
@@ -184,6 +221,7 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	/* TC could not send this one itself: whatever it had on lease comes
 	 * back, and the edge queue decides from here. */
 	tx_lease_close(e, peer, t);
+	t->shut_wait = false;
 	n = tx_backlog_pkts(t);
 	if (n >= e->cfg.edge_limit) {
 		t->st.edge_drops++;
@@ -202,13 +240,7 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	p->tx_count = 0;
 	eqt_q_push(&t->q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER], p);
 	t->last_use_ns = now;
-	/* Demand the receiver has not heard of: every pull target we sent
-	 * is reached (the last packets went with an empty queue, or on the
-	 * fast path), so no PULL is coming, and the credit does not cover
-	 * the queue.  Without an RTS now it would wait a whole RTO. */
-	if (t->hp_known && !after(t->told_target, t->highest_pull) &&
-	    t->credit < (int64_t)tx_backlog_bytes(t))
-		t->rts_due = true;
+	restart_if_stalled(e, t, peer, now);
 	return 0;
 }
 
@@ -285,26 +317,32 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	tx_infl_put(e, t, p, now);
 }
 
+/* How many MTUs an RTS may ask for: what the invariant leaves beside the
+ * credit in hand and what is in flight.  Packets in flight that asked for
+ * nothing lose their bytes on arrival, and until they do, pulls asked
+ * for on top of them would put two windows in play. */
+static uint32_t rts_room(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
+{
+	int64_t room = (int64_t)e->cfg.bdp_bytes + e->cfg.mtu - t->credit - in_flight(e, t, now);
+
+	return room > 0 ? (uint32_t)(room / e->cfg.mtu) : 0;
+}
+
 static void send_rts(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
 	struct eqds_hdr h = { .type = EQ_T_RTS };
+	uint32_t base = t->hp_known ? t->highest_pull : 0, room = rts_room(e, t, now);
 
 	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
 	h.seq_ack = t->next_seq;
 	h.pull = pull_target(e, t);
+	if (h.pull - base > room)
+		h.pull = base + room;
 	e->io.send_ctl(e->io.ctx, peer, &h);
 	told(t, h.pull);
 	t->last_rts_ns = now;
 	t->rts_due = false;
 	t->st.rts_sent++;
-}
-
-/* The head of what this tunnel would send next: retransmissions first. */
-static struct eqt_q *head_q(struct tx_tunnel *t, uint32_t cls)
-{
-	if (t->rtx.head)
-		return &t->rtx;
-	return t->q[cls].head ? &t->q[cls] : NULL;
 }
 
 uint64_t tx_arbiter(struct eqds *e, uint64_t now)
@@ -405,9 +443,12 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		t->credit += (int64_t)(h->pull - t->highest_pull) * e->cfg.mtu;
 		t->highest_pull = h->pull;
 		/* Credit beyond one BDP cannot be the loop's: pulls answering
-		 * packets we thought lost (RTO) would otherwise pile up. */
-		if (t->credit > (int64_t)e->cfg.bdp_bytes + e->cfg.mtu)
-			t->credit = (int64_t)e->cfg.bdp_bytes + e->cfg.mtu;
+		 * packets we thought lost (RTO) would otherwise pile up.  What
+		 * is on lease to TC counts. */
+		int64_t cap = (int64_t)e->cfg.bdp_bytes + e->cfg.mtu - tx_lease_bytes(e, peer, t);
+
+		if (t->credit > cap)
+			t->credit = cap > 0 ? cap : 0;
 	}
 	switch (h->type) {
 	case EQ_T_ACK:
@@ -496,6 +537,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 	if (!t->infl_n)
 		t->rto_at = 0;	/* nothing left to time out */
+	restart_if_stalled(e, t, peer, now);
 	if (t->rto_at)
 		next = t->rto_at;
 	/* Data waiting, not enough credit, and nothing heard for an RTO (or
@@ -506,7 +548,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 
 		/* RTSs repeat at the floor RTO, not the backed-off one: they
 		 * are small, and a restarted receiver answers the next one. */
-		if (t->rts_due || now >= quiet + e->cfg.rto_ns) {
+		if ((t->rts_due && rts_room(e, t, now)) || now >= quiet + e->cfg.rto_ns) {
 			send_rts(e, peer, t, now);
 			quiet = now;
 		}
