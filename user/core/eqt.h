@@ -37,6 +37,8 @@ struct eqt_pkt {
 };
 
 #define EQT_PF_SYN	0x01	/* was sent with the SYN flag */
+#define EQT_PF_FAST	0x02	/* sent by TC on the fast path: t_ns is when
+				 * the agent read its copy, not when it left */
 
 /* A fixed pool of packets: the agent's whole packet memory.  Exhaustion is
  * a counted drop by the caller, never an allocation failure elsewhere. */

@@ -149,6 +149,7 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 	p->seq = seq;
 	p->tx_count = 1;
 	p->t_ns = now;
+	p->flags |= EQT_PF_FAST;
 	if (!before(seq, t->next_seq))
 		t->next_seq = seq + 1;
 	t->st.tx_data++;

@@ -453,7 +453,9 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 	switch (h->type) {
 	case EQ_T_ACK:
 		if ((p = infl_take(t, h->seq_ack))) {
-			if (p->tx_count == 1 && now > p->t_ns)
+			/* Not a fast send's: its copy may have been read long
+			 * after it left, and the sample would be short. */
+			if (p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns)
 				rtt_sample(e, t, now - p->t_ns);
 			eqt_pkt_put(e->pool, p);
 		}
