@@ -28,6 +28,7 @@
 #include <string.h>
 #include "edgeq/wire.h"
 #include "eqds.h"
+#include "eqds_int.h"	/* the RTT estimator: not in the stats */
 
 #define MTU	1500
 #define BDP	(8 * MTU)
@@ -258,6 +259,38 @@ static void fast_send__is_in_flight_until_acked(void **state)
 }
 
 /* A fast send lost unACKed is repaired by the RTO from its copy. */
+/* The copy of a fast send is read when the agent next wakes, maybe long
+ * after the packet left: its ACK is no RTT sample (an RTO from short
+ * samples fired for packets that were only queued).  The agent's own
+ * sends still are. */
+static void fast_send__gives_no_rtt_sample(void **state)
+{
+	struct fx *f = fx_new(false);
+	struct eqt_pkt *p;
+	uint32_t seq;
+	uint64_t srtt;
+
+	establish(f, 0);
+	srtt = f->e->tx[PEER]->srtt_ns;
+	assert_int_equal(srtt, 20000);		/* establish()'s ACK, 20 us after */
+	eqds_lease_sync(f->e, f->now);
+	assert_non_null(p = tc(f, &seq));
+	f->now += 4000000;			/* the copy is read 4 ms late */
+	copy(f, p);
+	f->now += 1000;
+	ctl(f, EQ_T_ACK, seq, PULL0, 0);
+	assert_int_equal(stats(f).inflight_bytes, 0);
+	assert_int_equal(f->e->tx[PEER]->srtt_ns, srtt);
+	/* An agent send, ACKed 5 ms later, is a sample. */
+	eq_lease_shut(&bucket[PEER].lease.word);
+	local(f, 1);
+	seq = f->rec.data[f->rec.n_data - 1].seq;
+	f->now += 5000000;
+	ctl(f, EQ_T_ACK, seq, PULL0, 0);
+	assert_true(f->e->tx[PEER]->srtt_ns > srtt);
+	fx_free(f);
+}
+
 static void fast_send__times_out_from_its_copy(void **state)
 {
 	struct fx *f = fx_new(false);
@@ -1060,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(lease__opens_once_established_with_the_agents_credit),
 		cmocka_unit_test(fast_send__is_in_flight_until_acked),
 		cmocka_unit_test(fast_send__times_out_from_its_copy),
+		cmocka_unit_test(fast_send__gives_no_rtt_sample),
 		cmocka_unit_test(fast_send__nack_takes_the_lease_back_and_resends),
 		cmocka_unit_test(local__takes_the_lease_back_and_numbers_after_tc),
 		cmocka_unit_test(shut__lease_is_taken_back_by_sync),
