@@ -7,7 +7,9 @@
 # switch that does not trim.  Asserted: every transfer completes; in
 # trimming mode every trim the switch made reached the receiver's agent as
 # a trimmed header (none lost, none invented) and the senders retransmitted
-# each one; in RTS mode the switch trims nothing.  The queue and
+# each one; in trimming mode the fast path carried packets (TC sending on
+# credit its agent lent it: the receiver's TCP ACKs, at least); in RTS
+# mode the switch trims nothing.  The queue and
 # completion figures are printed (the targets live in the experiments,
 # tests/scenarios/incast.sh, not in timed tests).
 set -u
@@ -55,6 +57,10 @@ incast() {	# MODE: trim | rts
 		# cover every trim.
 		check "trim: NACKs brought retransmissions (NACKs $nacks + RTOs $rtos >= $trims; retransmissions $rtx)" \
 			[ "$nacks" -gt 0 -a $((nacks + rtos)) -ge "$trims" -a "$rtx" -ge "$trims" ]
+		local fast data
+		read -r fast data < <(ft_agent_sum tx_fast tx_data)
+		check "trim: TC sent packets on the fast path, the agents kept the copies ($fast of $data)" \
+			[ "$fast" -gt 0 -a "$fast" -le "$data" ]
 	else
 		check "rts: the switch trimmed nothing ($trims)" [ "$trims" -eq 0 ]
 	fi
