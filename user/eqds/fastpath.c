@@ -112,7 +112,8 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 	if (t->credit <= 0)
 		return;
-	/* A fast send asks for no more pulls than the agent's packets did. */
+	/* A fast send asks for no more pulls: its target is the highest pull
+	 * (credit after an idle spell comes from the start rule). */
 	__atomic_store_n(&b->pull_target, t->highest_pull, __ATOMIC_RELAXED);
 	if (!t->lease_open) {
 		uint32_t give = t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES : (uint32_t)t->credit;
