@@ -88,7 +88,7 @@ int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 	}
 	rc = tx_sent(e, peer, p, seq, now);
 	if (rc > 0) {
-		tx_arbiter(e, now);	/* queued again as new data */
+		tx_arbiter(e, now);	/* queued to go (again) */
 		rc = 0;
 	}
 	return rc;

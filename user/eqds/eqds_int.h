@@ -9,6 +9,7 @@
 #define EQDS_LIVE_WORDS	(EQDS_MAX_PEERS / 64)
 
 #define INFL_SLOTS	4096	/* in-flight packets per tunnel (by seq) */
+#define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
 
 static inline int before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
@@ -25,6 +26,12 @@ struct tx_tunnel {
 	uint32_t	lease_copies;	/* copies of its sends here already */
 	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */
 	uint64_t	shut_at, copies_since;
+	/* ACKs and NACKs that came before the copy of the fast send they are
+	 * about (its clone was slower than the round trip): the copy obeys
+	 * them when it comes.  A ring: the oldest goes first. */
+	uint32_t	early_seq[EARLY_SLOTS];
+	uint8_t		early_type[EARLY_SLOTS];	/* 0, EQ_T_ACK or EQ_T_NACK */
+	uint32_t	early_next;
 	uint32_t	told_target;	/* highest pull target we have sent */
 	uint32_t	isn, next_seq, highest_pull;
 	int64_t		credit;
@@ -148,6 +155,8 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now);
 void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t);
 uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
+void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
+		   uint64_t now);
 void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now);
 uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t tx_arbiter(struct eqds *e, uint64_t now);

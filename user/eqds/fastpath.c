@@ -131,6 +131,33 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 }
 
+/* An ACK or NACK of nothing in flight: when fast sends may still have
+ * copies on their way, remember it for the copy. */
+void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
+		   uint64_t now)
+{
+	uint32_t i;
+
+	if (!t->lease_open && !tx_copies_due(e, t, now))
+		return;
+	i = t->early_next++ % EARLY_SLOTS;
+	t->early_seq[i] = seq;
+	t->early_type[i] = type;
+}
+
+static uint8_t early_take(struct tx_tunnel *t, uint32_t seq)
+{
+	for (uint32_t i = 0; i < EARLY_SLOTS; i++) {
+		uint8_t type = t->early_type[i];
+
+		if (type && t->early_seq[i] == seq) {
+			t->early_type[i] = 0;
+			return type;
+		}
+	}
+	return 0;
+}
+
 int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
@@ -155,6 +182,16 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 		t->next_seq = seq + 1;
 	t->st.tx_data++;
 	t->st.tx_fast++;
+	switch (early_take(t, seq)) {
+	case EQ_T_ACK:		/* delivered already: nothing to keep */
+		eqt_pkt_put(e->pool, p);
+		return 0;
+	case EQ_T_NACK:		/* trimmed already: it goes again, first */
+		tx_lease_close(e, peer, t);
+		eqt_q_push(&t->rtx, p);
+		t->st.rx_nacks++;
+		return 1;
+	}
 	tx_infl_put(e, t, p, now);
 	return 0;
 }

@@ -458,6 +458,8 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 			if (p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns)
 				rtt_sample(e, t, now - p->t_ns);
 			eqt_pkt_put(e->pool, p);
+		} else {
+			tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
 		}
 		break;
 	case EQ_T_NACK:
@@ -467,6 +469,8 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 			tx_lease_close(e, peer, t);	/* the resend goes first */
 			eqt_q_push(&t->rtx, p);
 			t->st.rx_nacks++;
+		} else {
+			tx_early_note(e, t, EQ_T_NACK, h->seq_ack, now);
 		}
 		break;
 	case EQ_T_PULL:
