@@ -286,12 +286,12 @@ int tc_egress(struct __sk_buff *skb)
 				/* On the wire now; the agent keeps a copy until
 				 * it is ACKed.  The copy goes through its own veth
 				 * pair, to a socket the agent reads whenever it
-				 * wakes but does not wake for: the peer's ACK will
-				 * wake it, and the copy is read before the ACK.  Without the copy the packet still
-				 * goes: inner TCP repairs a loss, while sending it
-				 * to the agent instead would leave its seq a hole
-				 * the receiver waits out (reorder_timeout). */
-				if (bpf_clone_redirect(skb, cfg->copy_ifindex ?: cfg->agent_ifindex, 0))
+				 * wakes but does not wake for.  Without the copy
+				 * the packet still goes: inner TCP repairs a loss,
+				 * while sending it to the agent instead would leave
+				 * its seq a hole the receiver waits out
+				 * (reorder_timeout). */
+				if (bpf_clone_redirect(skb, cfg->copy_ifindex, 0))
 					st->tx_fast_noclone++;
 				st->tx_fast++;
 				return TC_ACT_OK;

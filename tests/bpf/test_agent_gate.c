@@ -130,6 +130,8 @@ static void set_eqds(const struct pkt_maps *m, uint32_t on_down, uint32_t scheme
 	c.agent_dead_ns = DEAD_NS;
 	c.agent_ifindex = 4242;
 	c.agent_peer_ifindex = 4243;
+	c.copy_ifindex = 4244;
+	c.copy_peer_ifindex = 4245;
 	assert_int_equal(pkt_set_config(m, &c), 0);
 }
 
@@ -433,7 +435,7 @@ static void tc_alive(struct fx *fx)
 	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
 }
 
-/* agent_ifindex 4242 does not exist: the copy fails, the packet goes. */
+/* copy_ifindex 4244 does not exist: the copy fails, the packet goes. */
 static void fast__covered_packet_goes_to_wire(void **state)
 {
 	struct fx *fx = *state;
@@ -518,8 +520,9 @@ static int teardown_lo_down(void **state)
 	return teardown(state);
 }
 
-/* With an agent interface that exists (lo, up, in the test's namespace)
- * the copy is made: lo sends one packet, and nothing is counted missing. */
+/* With a copy interface that exists (lo, up, in the test's namespace)
+ * the copy is made there, not on the agent's host interface: lo sends one
+ * packet, and nothing is counted missing. */
 static void fast__copy_made_to_existing_interface(void **state)
 {
 	struct fx *fx = *state;
@@ -527,8 +530,8 @@ static void fast__copy_made_to_existing_interface(void **state)
 	uint32_t frame = tc_frame_len(), before;
 
 	assert_int_equal(pkt_get_config(&fx->mtc, &c), 0);
-	c.agent_ifindex = if_nametoindex("lo");
-	assert_int_equal(c.agent_ifindex, 1);
+	c.copy_ifindex = if_nametoindex("lo");
+	assert_int_equal(c.copy_ifindex, 1);
 	assert_int_equal(pkt_set_config(&fx->mtc, &c), 0);
 	tc_alive(fx);
 	set_lease(fx, EQ_LEASE_OPEN | 5000, 1000, PULL_TARGET);

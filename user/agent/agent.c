@@ -319,16 +319,17 @@ static void fast_path_open(struct agent *a)
 			"edgeq: detach and attach again)\n", a->ifname);
 		return;
 	}
-	if (eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, false, err, sizeof(err))) {
-		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
-		return;
-	}
 	a->fd_credit = pinned(a->pin_dir, EQ_MAP_CREDIT, err, sizeof(err));
 	m = a->fd_credit < 0 ? MAP_FAILED : mmap(NULL, CREDIT_MAP_LEN, PROT_READ | PROT_WRITE,
 						  MAP_SHARED, a->fd_credit, 0);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname,
 			a->fd_credit < 0 ? err : strerror(errno));
+		return;
+	}
+	if (eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, false, err, sizeof(err))) {
+		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
+		munmap(m, CREDIT_MAP_LEN);
 		return;
 	}
 	a->credit = m;
@@ -425,10 +426,11 @@ int agent_run(struct agent *a)
 		uint64_t now = now_ns(), next;
 		unsigned int n;
 
-		/* Copies of fast sends first, then the host: a copy is in its
-		 * ring before the peer's ACK of it can be in the wire's.
-		 * Copies need nothing done at once, so the loop does not wake
-		 * for them; whatever wakes it reads them all first. */
+		/* Copies of fast sends first, then the host, then the wire: a
+		 * copy is normally in flight before the peer's ACK of it is read
+		 * (one that comes later obeys that ACK: fastpath.c).  Copies
+		 * need nothing done at once, so the loop does not wake for
+		 * them; whatever wakes it reads them all first. */
 		while (a->copies.xsk && eq_xsk_rx(&a->copies, BATCH, from_host, a) == BATCH)
 			;
 		n = eq_xsk_rx(&a->host, BATCH, from_host, a);

@@ -225,8 +225,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->lease_bytes = tx_lease_bytes(e, peer, t);
 		st->credit = t->credit + (int64_t)st->lease_bytes;
 		st->highest_pull = t->highest_pull;
-		st->backlog_pkts = t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
-		st->backlog_bytes = t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+		st->backlog_pkts = tx_backlog_pkts(t);
+		st->backlog_bytes = tx_backlog_bytes(t);
 		st->inflight_bytes = t->infl_bytes;
 		st->tx_epoch = t->isn;
 		st->tx_state = t->state;
