@@ -39,7 +39,7 @@ struct fwd {
 	struct eq_config cfg;
 	int		fd_agent;
 	struct eq_xsk	wire, host;
-	uint8_t		host_dst[6], host_src[6];
+	uint8_t		wire_mac[6], host_src[6];
 	uint64_t	out, in, dropped;
 };
 
@@ -107,7 +107,7 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 	uint32_t n;
 
 	if (eqf_parse(f, len, w->cfg.port, &fi) || fi.hdr.type != EQ_T_DATA ||
-	    !(inner = eqf_decap(f, &fi, w->host_dst, w->host_src, &n)) ||
+	    !(inner = eqf_decap(f, &fi, w->wire_mac, f + 6, &n)) ||
 	    eq_xsk_tx(&w->host, inner, n)) {
 		w->dropped++;
 		return;
@@ -169,9 +169,10 @@ int main(int argc, char **argv)
 	};
 	const char *ifname = NULL, *dir = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
-	char host_if[IF_NAMESIZE], peer_if[IF_NAMESIZE], err[512] = "";
+	char wire_if[IF_NAMESIZE], peer_if[IF_NAMESIZE], err[512] = "";
 	struct fwd w = { .fd_agent = -1 };
 	int c, fd_config, fd_xsks, rc = 1;
+	uint32_t fs;
 	uint32_t zero = 0;
 
 	while ((c = getopt_long(argc, argv, "i:p:", opts, NULL)) != -1) {
@@ -197,13 +198,16 @@ int main(int argc, char **argv)
 	if (fd_config < 0 || fd_xsks < 0 || w.fd_agent < 0 ||
 	    bpf_map_lookup_elem(fd_config, &zero, &w.cfg))
 		return 1;
-	if (if_mac(w.cfg.agent_ifindex, w.host_dst, host_if) ||
+	/* Deliveries go to this host's MAC on the wire interface: tc_deliver
+	 * moves them from eqa into its stack, as for the agent. */
+	if (if_mac(w.cfg.ifindex, w.wire_mac, wire_if) ||
 	    if_mac(w.cfg.agent_peer_ifindex, w.host_src, peer_if)) {
 		fprintf(stderr, "xsk_fwd: %s has no internal veth (attach with scheme eqds)\n", ifname);
 		return 1;
 	}
-	if (eq_xsk_open(&w.wire, ifname, fd_xsks, EQ_XSK_WIRE, true, err, sizeof(err)) ||
-	    eq_xsk_open(&w.host, peer_if, fd_xsks, EQ_XSK_AGENT, false, err, sizeof(err))) {
+	fs = eq_xsk_frame_size(w.cfg.mtu + 14);
+	if (eq_xsk_open(&w.wire, ifname, fd_xsks, EQ_XSK_WIRE, fs, true, err, sizeof(err)) ||
+	    eq_xsk_open(&w.host, peer_if, fd_xsks, EQ_XSK_AGENT, fs, false, err, sizeof(err))) {
 		fprintf(stderr, "xsk_fwd: %s\n", err);
 		goto out;
 	}

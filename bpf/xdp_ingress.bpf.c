@@ -195,6 +195,34 @@ static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __
 	return &st->rx_drop_inner;
 }
 
+/* The per-peer receive counters: DATA that arrived from the peer, whether
+ * XDP delivers it or hands it to the agent.  rx_ce counts the fabric's
+ * marks: CE on the outer header over an inner one that was not CE. */
+static __always_inline void count_peer(__u32 *slot, __u32 inner_len, __u8 outer_ecn,
+				       __u8 inner_ecn)
+{
+	struct eq_peer_stats *ps = bpf_map_lookup_elem(&eq_peer_stats, slot);
+
+	if (!ps)
+		return;
+	ps->rx_packets++;
+	ps->rx_bytes += inner_len;
+	if (outer_ecn == EQ_ECN_CE && inner_ecn != EQ_ECN_CE)
+		ps->rx_ce++;
+}
+
+/* As count_peer() for DATA going to the agent, which checks the inner
+ * packet itself: only its ECN field is read here. */
+static __always_inline void count_rx(__u32 *slot, __u32 inner_len, __u8 outer_ecn, void *inner,
+				     void *end)
+{
+	__u8 *b = inner, ecn = 0;
+
+	if ((void *)(b + 2) <= end)
+		ecn = (b[0] >> 4) == 6 ? (b[1] >> 4) & EQ_ECN_MASK : b[1] & EQ_ECN_MASK;
+	count_peer(slot, inner_len, outer_ecn, ecn);
+}
+
 SEC("xdp")
 int xdp_ingress(struct xdp_md *ctx)
 {
@@ -262,6 +290,15 @@ int xdp_ingress(struct xdp_md *ctx)
 		/* The agent's socket is bound to queue 0 only (docs/agent.md). */
 		if (eq_agent_alive(cfg) && ctx->rx_queue_index == 0 &&
 		    bpf_map_lookup_elem(&eq_xsks, &key)) {
+			if (cfg->agent_frame_max && ctx->data_end - ctx->data > cfg->agent_frame_max) {
+				/* The socket's frames are smaller: the kernel
+				 * would drop it, counted only in the socket. */
+				st->rx_agent_too_big++;
+				return XDP_DROP;
+			}
+			if (eq_type(eq) == EQ_T_DATA)
+				count_rx(&slot, o.udp_len - sizeof(struct udphdr) - eq_len, o.ecn,
+					 (void *)eq + (eq_len & 0x3ff), end);
 			st->rx_to_agent++;
 			return bpf_redirect_map(&eq_xsks, key, XDP_DROP);
 		}
@@ -297,14 +334,7 @@ int xdp_ingress(struct xdp_md *ctx)
 	if (peer->rx_sender_id != bpf_ntohs(eq->sender_id))
 		peer->rx_sender_id = bpf_ntohs(eq->sender_id);	/* write only on change */
 
-	struct eq_peer_stats *ps = bpf_map_lookup_elem(&eq_peer_stats, &slot);
-
-	if (ps) {
-		ps->rx_packets++;
-		ps->rx_bytes += inner_len;
-		if (o.ecn == EQ_ECN_CE && inner_ecn != EQ_ECN_CE)
-			ps->rx_ce++;
-	}
+	count_peer(&slot, inner_len, o.ecn, inner_ecn);
 
 	/* Decapsulate: move the Ethernet addresses forward over the outer
 	 * headers and set the inner EtherType. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The internal veth pairs of `scheme eqds` (docs/agent.md): eqa<ifindex> is
- * where TC egress redirects encapsulated packets and where the agent's
- * delivered packets enter the stack; eqb<ifindex> is the agent's end, with
+ * where TC egress redirects encapsulated packets, and where tc_deliver
+ * moves the agent's deliveries into the stack of the attached interface;
+ * eqb<ifindex> is the agent's end, with
  * xdp_agent feeding its AF_XDP host socket.  eqc<ifindex> is where TC
  * clones its fast sends (docs/eqds.md, "The fast path"), eqd<ifindex> the
  * agent's end, feeding its copy socket: a pair of its own, so that copies
@@ -14,7 +15,6 @@
  * it can send with AF_XDP as they are.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +28,7 @@
 #include <bpf/libbpf.h>
 #include "cmd.h"
 #include "xdp_agent.skel.h"
+#include "tc_deliver.skel.h"
 
 void eq_agent_veth_names(int ifindex, char a[IF_NAMESIZE], char b[IF_NAMESIZE])
 {
@@ -65,18 +66,6 @@ static int offloads_off(const char *ifname)
 	return rc;
 }
 
-static int write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
 static int ip(char *err, size_t len, const char *what, char *const argv[])
 {
 	char out[512];
@@ -109,12 +98,13 @@ void eq_agent_veth_delete(int ifindex)
 	delete_pair(a);
 }
 
+/* Native only: generic XDP skips packets redirected to the device (TC
+ * sends every one here that way), so a generic fallback would attach and
+ * never see a packet.  attach keeps the MTU where veth allows it
+ * (EQ_AGENT_MTU_MAX). */
 static int attach_one(int ifindex, int prog_fd)
 {
-	/* veth does native XDP; generic is the fallback (MTU too big for a page). */
-	int rc = bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, NULL);
-
-	return rc ? bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_SKB_MODE, NULL) : 0;
+	return bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, NULL);
 }
 
 /* xdp_agent on the agent's ends of both pairs, pinned once. */
@@ -148,7 +138,8 @@ static int attach_xdp_agent(int host_ifindex, int copy_ifindex, struct bpf_objec
 	if (!rc)
 		rc = attach_one(copy_ifindex, bpf_program__fd(skel->progs.xdp_agent));
 	if (rc) {
-		snprintf(err, len, "cannot attach xdp_agent: %s", strerror(-rc));
+		snprintf(err, len, "cannot attach xdp_agent natively to the internal veth: %s",
+			 strerror(-rc));
 		goto out;
 	}
 	if (!eq_path(path, sizeof(path), dir, EQ_PIN_PROG_AGENT))
@@ -157,6 +148,56 @@ static int attach_xdp_agent(int host_ifindex, int copy_ifindex, struct bpf_objec
 		snprintf(err, len, "cannot pin xdp_agent: %s", strerror(-rc));
 out:
 	xdp_agent__destroy(skel);	/* the attachment and the pin keep it */
+	return rc;
+}
+
+/* tc_deliver on eqa's ingress: the agent's deliveries into the stack of
+ * the attached interface.  The clsact qdisc goes with eqa. */
+static int attach_tc_deliver(int ifindex, struct bpf_object *maps_from, const char *dir,
+			     char *err, size_t len)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = 1, .priority = 1);
+	struct tc_deliver *skel = tc_deliver__open();
+	struct bpf_map *map;
+	char path[512];
+	int rc;
+
+	if (!skel) {
+		snprintf(err, len, "cannot open tc_deliver: %s", strerror(errno));
+		return -errno;
+	}
+	bpf_object__for_each_map(map, skel->obj) {
+		struct bpf_map *src = bpf_object__find_map_by_name(maps_from, bpf_map__name(map));
+
+		if (!src || bpf_map__reuse_fd(map, bpf_map__fd(src))) {
+			snprintf(err, len, "tc_deliver cannot share map %s", bpf_map__name(map));
+			tc_deliver__destroy(skel);
+			return -EINVAL;
+		}
+	}
+	rc = tc_deliver__load(skel);
+	if (rc) {
+		snprintf(err, len, "cannot load tc_deliver: %s", strerror(-rc));
+		goto out;
+	}
+	rc = bpf_tc_hook_create(&h);
+	if (rc && rc != -EEXIST) {
+		snprintf(err, len, "cannot create a clsact qdisc on the internal veth: %s", strerror(-rc));
+		goto out;
+	}
+	o.prog_fd = bpf_program__fd(skel->progs.tc_deliver);
+	rc = bpf_tc_attach(&h, &o);
+	if (rc) {
+		snprintf(err, len, "cannot attach tc_deliver: %s", strerror(-rc));
+		goto out;
+	}
+	if (!eq_path(path, sizeof(path), dir, EQ_PIN_PROG_DELIVER))
+		rc = bpf_program__pin(skel->progs.tc_deliver, path);
+	if (rc)
+		snprintf(err, len, "cannot pin tc_deliver: %s", strerror(-rc));
+out:
+	tc_deliver__destroy(skel);	/* the filter and the pin keep it */
 	return rc;
 }
 
@@ -192,7 +233,7 @@ int eq_agent_veth_create(int ifindex, unsigned int mtu, struct eq_config *cfg,
 			 const struct eq_maps *m, struct bpf_object *maps_from, const char *dir,
 			 char *err, size_t len)
 {
-	char a[IF_NAMESIZE], b[IF_NAMESIZE], c[IF_NAMESIZE], d[IF_NAMESIZE], mtus[16], path[128];
+	char a[IF_NAMESIZE], b[IF_NAMESIZE], c[IF_NAMESIZE], d[IF_NAMESIZE], mtus[16];
 	int rc;
 
 	eq_agent_veth_names(ifindex, a, b);
@@ -214,15 +255,9 @@ int eq_agent_veth_create(int ifindex, unsigned int mtu, struct eq_config *cfg,
 		snprintf(err, len, "cannot record the internal veth: %s", strerror(-rc));
 		return rc;
 	}
-	/* eqa receives packets whose source routes out of the wire
-	 * interface, which strict reverse-path filtering would drop. */
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/rp_filter", a);
-	if ((rc = write_sysctl(path, "0"))) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(-rc));
-		return rc;
-	}
 	if ((rc = attach_xdp_agent((int)cfg->agent_peer_ifindex, (int)cfg->copy_peer_ifindex,
-				   maps_from, dir, err, len)))
+				   maps_from, dir, err, len)) ||
+	    (rc = attach_tc_deliver((int)cfg->agent_ifindex, maps_from, dir, err, len)))
 		return rc;
 	if ((rc = set_up(b, err, len)) || (rc = set_up(a, err, len)) ||
 	    (rc = set_up(d, err, len)) || (rc = set_up(c, err, len)))

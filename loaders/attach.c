@@ -262,23 +262,6 @@ static int check_mtus(const struct eq_cfg *cfg, unsigned int mtu, const char *if
 	return 0;
 }
 
-/* Strict reverse-path filtering in conf/all overrides eqa's 0 and drops
- * what the agent delivers (its sources route out of the wire interface). */
-static void warn_rp_filter(const char *ifname)
-{
-	char v = '0';
-	int fd = open("/proc/sys/net/ipv4/conf/all/rp_filter", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (read(fd, &v, 1) != 1)
-			v = '0';
-		close(fd);
-	}
-	if (v == '1')
-		eq_info("%s: net.ipv4.conf.all.rp_filter is 1 (strict): IPv4 the agent delivers will "
-			"be dropped; set it to 0 or 2", ifname);
-}
-
 static const char *xdp_mode_name(const struct eq_config *c)
 {
 	return c->xdp_mode == EQ_XDP_NATIVE ? "native" : c->xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
@@ -369,7 +352,6 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 			eq_err("%s: %s", o->ifname, err);
 			goto fail;
 		}
-		warn_rp_filter(o->ifname);
 	}
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		struct eq_prefix_val v;
@@ -451,10 +433,27 @@ int cmd_attach(const struct eq_opts *o)
 		return 1;
 	}
 	mtu = iface_mtu(o->ifname);
-	if (!cfg.bpf.mtu)
+	if (cfg.bpf.scheme == EQ_SCHEME_EQDS && cfg.bpf.mtu > EQ_AGENT_MTU_MAX) {
+		/* The agent carries every packet of the tunnel in one AF_XDP
+		 * frame (no multi-buffer sockets on the kernels we support). */
+		eq_err("%s: mtu %u is above what 'scheme eqds' carries: its agent takes frames of "
+		       "at most %u bytes (mtu %u); set 'mtu %u' or lower, or use 'scheme none'",
+		       o->ifname, cfg.bpf.mtu, EQ_AGENT_FRAME_MAX, EQ_AGENT_MTU_MAX, EQ_AGENT_MTU_MAX);
+		eq_cfg_free(&cfg);
+		return 1;
+	}
+	if (!cfg.bpf.mtu) {
 		cfg.bpf.mtu = mtu > 0 ? (unsigned int)mtu : 1500;
-	else if (mtu > 0 && cfg.bpf.mtu > (unsigned int)mtu)
+		if (cfg.bpf.scheme == EQ_SCHEME_EQDS && cfg.bpf.mtu > EQ_AGENT_MTU_MAX) {
+			eq_info("%s: tunnel mtu %u, below the interface's %u: the largest 'scheme eqds' "
+				"carries (its agent's frames are %u bytes)", o->ifname,
+				EQ_AGENT_MTU_MAX, cfg.bpf.mtu, EQ_AGENT_FRAME_MAX);
+			cfg.bpf.mtu = EQ_AGENT_MTU_MAX;
+		}
+	} else if (mtu > 0 && cfg.bpf.mtu > (unsigned int)mtu) {
 		eq_info("%s: config mtu %u is above the interface's %d", o->ifname, cfg.bpf.mtu, mtu);
+	}
+	cfg.bpf.agent_frame_max = EQ_AGENT_FRAME_MAX;
 	if (check_mtus(&cfg, cfg.bpf.mtu, o->ifname) || eq_pin_dir(o->ifname, dir, sizeof(dir))) {
 		eq_cfg_free(&cfg);
 		return 1;

@@ -103,6 +103,51 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 	return 0;
 }
 
+/* The agent's own counters and its sockets', as published with its
+ * heartbeat (eq_agent): JSON members, or text lines (non-zero ones). */
+static void show_agent_counters(const struct eq_agent *ag, bool json)
+{
+	static const char *const cnames[] = { "frames_bad", "no_peer", "pool_empty", "ctl_noroute",
+					      "ecn_drops", "edge_drops", "csum_completed" };
+	static const char *const snames[] = { "rx_pkts", "tx_pkts", "rx_dropped", "rx_ring_full",
+					      "rx_fill_empty", "rx_invalid", "tx_invalid", "tx_no_room" };
+	static const char *const socks[EQ_XSK_MAX] = { "wire", "host", "copy" };
+	const __u64 *c = (const __u64 *)&ag->cnt;
+
+	_Static_assert(sizeof(cnames) / sizeof(cnames[0]) * 8 == sizeof(ag->cnt), "names");
+	_Static_assert(sizeof(snames) / sizeof(snames[0]) * 8 == sizeof(ag->xsk[0]), "names");
+	if (json) {
+		printf("\"agent_counters\":{");
+		for (size_t i = 0; i < sizeof(cnames) / sizeof(cnames[0]); i++)
+			printf("%s\"%s\":%llu", i ? "," : "", cnames[i], (unsigned long long)c[i]);
+		printf("},\"agent_sockets\":{");
+		for (int k = 0; k < EQ_XSK_MAX; k++) {
+			const __u64 *x = (const __u64 *)&ag->xsk[k];
+
+			printf("%s\"%s\":{", k ? "," : "", socks[k]);
+			for (size_t i = 0; i < sizeof(snames) / sizeof(snames[0]); i++)
+				printf("%s\"%s\":%llu", i ? "," : "", snames[i], (unsigned long long)x[i]);
+			printf("}");
+		}
+		printf("},");
+		return;
+	}
+	printf("  agent counters (non-zero):");
+	for (size_t i = 0; i < sizeof(cnames) / sizeof(cnames[0]); i++)
+		if (c[i])
+			printf(" %s %llu", cnames[i], (unsigned long long)c[i]);
+	printf("\n");
+	for (int k = 0; k < EQ_XSK_MAX; k++) {
+		const __u64 *x = (const __u64 *)&ag->xsk[k];
+
+		printf("  socket   %-5s", socks[k]);
+		for (size_t i = 0; i < sizeof(snames) / sizeof(snames[0]); i++)
+			if (x[i] || i < 2)
+				printf(" %s %llu", snames[i], (unsigned long long)x[i]);
+		printf("\n");
+	}
+}
+
 static bool hook_live(const char *dir, const char *name, int ifindex, const struct eq_config *c)
 {
 	char path[512];
@@ -180,6 +225,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			       "\"agent_peer_ifindex\":%u,", alive ? ag.pid : 0, alive ? "true" : "false",
 			       age / 1e6, ag.xsk_mode == 2 ? "zero-copy" : ag.xsk_mode == 1 ? "copy" : "none",
 			       down, c.agent_ifindex, c.agent_peer_ifindex);
+		if (eqds)
+			show_agent_counters(&ag, true);
 		printf("\"peers\":[");
 		eq_prefix_foreach(&m, show_prefix, &vw);
 		printf("],\"stats\":{");
@@ -206,6 +253,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			printf("  agent    DOWN (%s): peer traffic follows on_agent_down %s; "
 			       "'edgeq agent start %s'\n", ag.pid ? "heartbeat stale" : "not running",
 			       down, ifname);
+		if (eqds && ag.started_ns)	/* an agent ran: its last counters */
+			show_agent_counters(&ag, false);
 		printf("  peers\n    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", "prefix", "via", "tx pkts",
 		       "tx bytes", "rx pkts", "rx bytes", "rx CE", "route");
 		eq_prefix_foreach(&m, show_prefix, &vw);

@@ -26,6 +26,7 @@
 #define EQ_PIN_PROG_TC		"prog_tc_egress"
 #define EQ_PIN_PROG_AGENT	"prog_xdp_agent"
 #define EQ_PIN_PROG_XDP		"prog_xdp_ingress"
+#define EQ_PIN_PROG_DELIVER	"prog_tc_deliver"
 
 /* An IPv4 or IPv6 address.  IPv4 is stored IPv4-mapped (::ffff:a.b.c.d),
  * so one LPM trie and one hash serve both families. */
@@ -160,7 +161,19 @@ struct eq_config {
 	__u32	copy_ifindex;		/* eqc<ifindex>: TC clones fast sends here */
 	__u32	copy_peer_ifindex;	/* eqd<ifindex>: the agent's end (XDP -> eq_xsks[2]) */
 	struct eq_eqds_config eqds;
+	__u32	agent_frame_max;	/* largest frame the agent's sockets take */
+	__u32	pad;
 };
+
+/* The largest tunnel MTU of scheme eqds, whose every packet crosses an
+ * internal veth pair into the agent's AF_XDP sockets: XDP on those pairs
+ * must run natively (generic XDP skips packets TC redirected there), and
+ * veth runs a single-buffer program natively up to an MTU of 3504 with
+ * 4 KiB pages; the sockets then take the frame in one buffer of 4096
+ * bytes less 256 of headroom.  A frame for the agent above this is
+ * dropped and counted (rx_agent_too_big), never lost silently. */
+#define EQ_AGENT_MTU_MAX	3500
+#define EQ_AGENT_FRAME_MAX	(EQ_AGENT_MTU_MAX + 14)
 
 /* eq_xsks (XSKMAP): the agent's AF_XDP sockets. */
 #define EQ_XSK_WIRE		0	/* on the attached interface, queue 0 */
@@ -168,6 +181,28 @@ struct eq_config {
 #define EQ_XSK_COPY		2	/* on eqd<ifindex>, queue 0: copies of fast
 					 * sends, read without waking the agent */
 #define EQ_XSK_MAX		3
+
+/* One AF_XDP socket of the agent: what the kernel could not hand it (its
+ * XDP_STATISTICS) and what it moved. */
+struct eq_xsk_stats {
+	__u64	rx_pkts, tx_pkts;
+	__u64	rx_dropped;		/* no room, or larger than a frame */
+	__u64	rx_ring_full;		/* the agent fell behind */
+	__u64	rx_fill_empty;		/* no free frame to receive into */
+	__u64	rx_invalid, tx_invalid;	/* bad descriptors */
+	__u64	tx_no_room;		/* the agent found its TX ring full */
+};
+
+/* The agent's own counters, published with its heartbeat. */
+struct eq_agent_counters {
+	__u64	frames_bad;		/* did not parse as edgeq */
+	__u64	no_peer;		/* from / to no configured peer */
+	__u64	pool_empty;		/* no packet buffer left */
+	__u64	ctl_noroute;		/* control packet to a peer not yet addressable */
+	__u64	ecn_drops;		/* CE outer over Not-ECT inner (RFC 6040) */
+	__u64	edge_drops;		/* edge queue full */
+	__u64	csum_completed;		/* inner checksums of fast sends left to offload */
+};
 
 /* eq_agent (array of one): written by the agent, read by TC/XDP and the
  * `edgeq` command; the command fields are written by `edgeq flush`. */
@@ -180,6 +215,8 @@ struct eq_agent {
 	__u32	flush_peer;		/* ... for this peer slot, or ~0 for all */
 	__u32	flush_done;		/* the agent copies flush_seq here when done */
 	__u32	xsk_mode;		/* 1 copy, 2 zero-copy (the wire socket) */
+	struct eq_agent_counters cnt;
+	struct eq_xsk_stats xsk[EQ_XSK_MAX];	/* by eq_xsks key */
 };
 
 #define EQ_AGENT_READY		0x1
@@ -239,6 +276,9 @@ struct eq_stats {
 	__u64	tx_fast;		/* sent to the wire on leased credit */
 	__u64	tx_fast_noclone;	/* ... but the agent's copy could not be made */
 	__u64	tx_lease_shut;		/* leases shut: a packet went to the agent past one */
+	__u64	agent_deliver;		/* eqa: the agent's deliveries, into the stack on
+					 * the attached interface (tc_deliver) */
+	__u64	rx_agent_too_big;	/* for the agent but larger than its frames */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -10,8 +10,12 @@
  *    (frame_len 0) is decapsulated here; agent down or no socket -> DATA
  *    still delivered, control counted and dropped; bad packets are dropped
  *    before the gate.
+ *    DATA for the agent counts in the peer's receive counters; a frame
+ *    larger than the agent's sockets take is dropped and counted.
  *  - xdp_agent: into eq_xsks[1] when the socket is there, counted drop when
  *    not, non-IP passed.
+ *  - tc_deliver (eqa ingress): the agent's deliveries are redirected into
+ *    the attached interface's ingress, counted; anything else dropped.
  *  - the fast path (tc_egress, lease.h): a packet the open lease in
  *    eq_credit covers goes to the wire with EQ_F_FAST, the lease's seq,
  *    its frame length and the bucket's pull_target, and a copy to the
@@ -50,6 +54,7 @@
 #include "tc_egress.skel.h"
 #include "xdp_ingress.skel.h"
 #include "xdp_agent.skel.h"
+#include "tc_deliver.skel.h"
 #include "pkt.h"
 #include "edgeq/lease.h"
 
@@ -894,6 +899,83 @@ static void agent__non_ip_passes(void **state)
 	expect_stats(&fx->magent, &(struct eq_stats){ 0 });
 }
 
+/* DATA the agent takes is received from the peer as much as what XDP
+ * delivers: the per-peer counters count both (control packets are not
+ * DATA). */
+static void xdp__agent_data_counts_for_the_peer(void **state)
+{
+	struct fx *fx = *state;
+	struct eq_peer_stats c;
+
+	xdp_alive(fx, true);
+	assert_int_equal(xdp_recv(fx, EQ_T_PULL, 0), XDP_REDIRECT);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_REDIRECT);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 0), XDP_PASS);
+	assert_int_equal(pkt_get_peer_stats(&fx->mxdp, PKT_PEER_SLOT, &c), 0);
+	assert_int_equal(c.rx_packets, 2);
+	assert_int_equal(c.rx_bytes, 2 * fx->inner_len);
+	assert_int_equal(c.rx_ce, 0);
+}
+
+/* A frame for the agent larger than its sockets' frames would vanish in
+ * the socket: dropped here, counted by name. */
+static void xdp__too_big_for_the_agent_counted(void **state)
+{
+	struct fx *fx = *state;
+	struct eq_config c;
+
+	xdp_alive(fx, true);
+	assert_int_equal(pkt_get_config(&fx->mxdp, &c), 0);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_REDIRECT);
+	c.agent_frame_max = (uint32_t)fx->in_len;
+	assert_int_equal(pkt_set_config(&fx->mxdp, &c), 0);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_REDIRECT);	/* exactly fits */
+	c.agent_frame_max = (uint32_t)fx->in_len - 1;
+	assert_int_equal(pkt_set_config(&fx->mxdp, &c), 0);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_DROP);
+	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 0), XDP_PASS);		/* not the agent's */
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_to_agent = 2, .rx_agent_too_big = 1,
+						     .rx_decap = 1 });
+}
+
+/* ---- tc_deliver on eqa ---- */
+
+static void deliver__into_the_attached_interface(void **state)
+{
+	struct tc_deliver *d = tc_deliver__open_and_load();
+	struct pkt_maps m;
+	struct pkt_result r;
+	struct pkt_spec s;
+	struct eq_config c;
+	uint8_t f[PKT_MAX];
+	size_t n;
+
+	assert_non_null(d);
+	m = (struct pkt_maps){ .config = bpf_map__fd(d->maps.eq_config),
+			       .stats = bpf_map__fd(d->maps.eq_stats) };
+	/* Not set up: nowhere to deliver, dropped. */
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	n = pkt_build_frame(f, sizeof(f), &s);
+	assert_int_equal(pkt_run(bpf_program__fd(d->progs.tc_deliver), f, n, &r), 0);
+	assert_int_equal(r.retval, TC_ACT_SHOT);
+	memset(&c, 0, sizeof(c));
+	c.ifindex = 1;	/* lo: the redirect is only decided in a test run */
+	assert_int_equal(pkt_set_config(&m, &c), 0);
+	assert_int_equal(pkt_run(bpf_program__fd(d->progs.tc_deliver), f, n, &r), 0);
+	assert_int_equal(r.retval, TC_ACT_REDIRECT);
+	pkt_spec_init(&s, AF_INET6, IPPROTO_UDP, &pkt_host_a, &pkt_host_b);
+	n = pkt_build_frame(f, sizeof(f), &s);
+	assert_int_equal(pkt_run(bpf_program__fd(d->progs.tc_deliver), f, n, &r), 0);
+	assert_int_equal(r.retval, TC_ACT_REDIRECT);
+	/* ARP: nothing the agent sends; dropped. */
+	f[12] = 0x08;
+	f[13] = 0x06;
+	assert_int_equal(pkt_run(bpf_program__fd(d->progs.tc_deliver), f, n, &r), 0);
+	assert_int_equal(r.retval, TC_ACT_SHOT);
+	expect_stats(&m, &(struct eq_stats){ .agent_deliver = 2 });
+	tc_deliver__destroy(d);
+}
+
 int main(void)
 {
 	/* A network namespace of our own: its lo has no other AF_XDP user. */
@@ -936,6 +1018,9 @@ int main(void)
 		T(agent__to_socket_or_counted_drop),
 		T(agent__wire_slot_is_not_the_agent_slot),
 		T(agent__non_ip_passes),
+		T(xdp__agent_data_counts_for_the_peer),
+		T(xdp__too_big_for_the_agent_counted),
+		T(deliver__into_the_attached_interface),
 	};
 
 	rc = cmocka_run_group_tests_name("agent_gate", tests, NULL, NULL);

@@ -21,10 +21,12 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <linux/if.h>
+#include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include "edgeq/wire.h"
 #include "pins.h"
 #include "frame.h"
+#include "l4csum.h"
 #include "agent.h"
 
 #define BEAT_NS		(10 * 1000000ULL)	/* heartbeat and commands */
@@ -86,7 +88,7 @@ static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const stru
 	struct eqf_info fi;
 
 	if (eqf_parse(p->data, p->len, a->cfg.port, &fi)) {
-		a->cnt.rx_bad++;	/* cannot happen: parsed on the way in */
+		a->cnt.frames_bad++;	/* cannot happen: parsed on the way in */
 		return;
 	}
 	eqf_stamp_data(p->data, &fi, h);
@@ -100,7 +102,7 @@ static void io_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
 	uint32_t n;
 
 	if (peer >= EQ_MAX_PEERS || !a->peers.routed[peer]) {
-		a->cnt.tx_noroute++;
+		a->cnt.ctl_noroute++;
 		return;
 	}
 	n = eqf_build_ctl(buf, sizeof(buf), &a->peers.route[peer], h, ctl_path(a, peer));
@@ -116,12 +118,19 @@ static void io_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 	uint32_t n;
 
 	if (eqf_parse(p->data, p->len, a->cfg.port, &fi)) {
-		a->cnt.rx_bad++;
+		a->cnt.frames_bad++;
 		return;
 	}
-	f = eqf_decap(p->data, &fi, a->host_dst, a->host_src, &n);
+	/* A fast send left TC before the kernel completed its checksum,
+	 * if the sender's interface offloads it (l4csum.h). */
+	if ((fi.hdr.flags & EQ_F_FAST) &&
+	    eq_l4csum_complete(p->data + fi.inner_off, fi.inner_len))
+		a->cnt.csum_completed++;
+	/* To this host's MAC on the attached interface, from the peer's (or
+	 * its router's): tc_deliver moves it into that interface's stack. */
+	f = eqf_decap(p->data, &fi, a->wire_mac, p->data + ETH_ALEN, &n);
 	if (!f) {
-		a->cnt.rx_ecn_drop++;
+		a->cnt.ecn_drops++;
 		return;
 	}
 	eq_xsk_tx(&a->host, f, n);
@@ -157,19 +166,19 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 	int slot;
 
 	if (eqf_parse(f, len, a->cfg.port, &fi) || fi.hdr.type != EQ_T_DATA) {
-		a->cnt.rx_bad++;
+		a->cnt.frames_bad++;
 		return;
 	}
 	slot = peertab_find(&a->peers, &fi.dst);
 	if (slot < 0) {
-		a->cnt.rx_unknown++;
+		a->cnt.no_peer++;
 		return;
 	}
 	if (!a->peers.routed[slot])
 		learn_route(a, slot, f, &fi, true);
 	p = eqt_pkt_get(&a->pool);
 	if (!p) {
-		a->cnt.rx_nomem++;
+		a->cnt.pool_empty++;
 		return;
 	}
 	memcpy(p->data, f, len);
@@ -197,12 +206,12 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 	int slot;
 
 	if (eqf_parse(f, len, a->cfg.port, &fi)) {
-		a->cnt.rx_bad++;
+		a->cnt.frames_bad++;
 		return;
 	}
 	slot = peertab_find(&a->peers, &fi.src);
 	if (slot < 0) {
-		a->cnt.rx_unknown++;
+		a->cnt.no_peer++;
 		return;
 	}
 	/* The reply route follows what the peer uses (its MAC may change). */
@@ -211,7 +220,7 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 	if (fi.hdr.type == EQ_T_DATA) {
 		p = eqt_pkt_get(&a->pool);
 		if (!p) {
-			a->cnt.rx_nomem++;
+			a->cnt.pool_empty++;
 			return;
 		}
 		memcpy(p->data, f, len);
@@ -270,6 +279,10 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 	if (!ag.started_ns && alive)
 		ag.started_ns = now;
 	ag.xsk_mode = a->wire.zero_copy ? 2 : 1;
+	ag.cnt = a->cnt;
+	eq_xsk_counters(&a->wire, &ag.xsk[EQ_XSK_WIRE]);
+	eq_xsk_counters(&a->host, &ag.xsk[EQ_XSK_AGENT]);
+	eq_xsk_counters(&a->copies, &ag.xsk[EQ_XSK_COPY]);
 	bpf_map_update_elem(a->fd_agent, &zero, &ag, 0);
 }
 
@@ -327,7 +340,8 @@ static void fast_path_open(struct agent *a)
 			a->fd_credit < 0 ? err : strerror(errno));
 		return;
 	}
-	if (eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, false, err, sizeof(err))) {
+	if (eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, a->frame_size, false, err,
+			sizeof(err))) {
 		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
 		munmap(m, CREDIT_MAP_LEN);
 		return;
@@ -380,7 +394,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 	}
 	if (!if_indextoname(a->cfg.agent_ifindex, host_if) ||
 	    !if_indextoname(a->cfg.agent_peer_ifindex, peer_if) ||
-	    if_mac(host_if, a->host_dst) || if_mac(peer_if, a->host_src)) {
+	    if_mac(ifname, a->wire_mac)) {
 		snprintf(err, len, "the internal veth (ifindex %u/%u) of %s is missing: detach and attach again",
 			 a->cfg.agent_ifindex, a->cfg.agent_peer_ifindex, ifname);
 		return -1;
@@ -389,7 +403,16 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		snprintf(err, len, "cannot read eq_peers: %s", strerror(errno));
 		return -1;
 	}
-	if (eqt_pool_init(&a->pool, POOL_PKTS)) {
+	/* Frames of the wire MTU: the tunnel carries nothing larger, and
+	 * attach keeps it within what the sockets take (EQ_AGENT_FRAME_MAX). */
+	if (!a->cfg.mtu || a->cfg.mtu + ETH_HLEN > EQ_AGENT_FRAME_MAX) {
+		snprintf(err, len, "the tunnel mtu %u is above the agent's frames of %u bytes (mtu %u): "
+			 "set 'mtu %u' or lower in the config and attach again", a->cfg.mtu,
+			 EQ_AGENT_FRAME_MAX, EQ_AGENT_MTU_MAX, EQ_AGENT_MTU_MAX);
+		return -1;
+	}
+	a->frame_size = eq_xsk_frame_size(a->cfg.mtu + ETH_HLEN);
+	if (eqt_pool_init_sized(&a->pool, POOL_PKTS, a->cfg.mtu + ETH_HLEN)) {
 		snprintf(err, len, "no memory for %u packets", POOL_PKTS);
 		return -1;
 	}
@@ -400,8 +423,8 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		return -1;
 	}
 	fast_path_open(a);
-	if (eq_xsk_open(&a->wire, ifname, a->fd_xsks, EQ_XSK_WIRE, true, err, len) ||
-	    eq_xsk_open(&a->host, peer_if, a->fd_xsks, EQ_XSK_AGENT, false, err, len))
+	if (eq_xsk_open(&a->wire, ifname, a->fd_xsks, EQ_XSK_WIRE, a->frame_size, true, err, len) ||
+	    eq_xsk_open(&a->host, peer_if, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false, err, len))
 		return -1;
 	fprintf(stderr, "edgeqd: %s: EQDS, link %llu bit/s, mtu %u, BDP %u bytes, %s mode; "
 		"wire socket in %s mode; fast path %s\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
@@ -489,10 +512,12 @@ void agent_close(struct agent *a)
 	eqt_pool_fini(&a->pool);
 	if (a->owns_state)
 		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
-		"control with no route %llu, ECN drops %llu, edge queue drops %llu\n", a->ifname,
-		(unsigned long long)a->cnt.rx_bad, (unsigned long long)a->cnt.rx_unknown,
-		(unsigned long long)a->cnt.rx_nomem, (unsigned long long)a->cnt.tx_noroute,
-		(unsigned long long)a->cnt.rx_ecn_drop, (unsigned long long)a->cnt.edge_drops);
+		"control with no route %llu, ECN drops %llu, edge queue drops %llu, checksums "
+		"completed %llu\n", a->ifname,
+		(unsigned long long)a->cnt.frames_bad, (unsigned long long)a->cnt.no_peer,
+		(unsigned long long)a->cnt.pool_empty, (unsigned long long)a->cnt.ctl_noroute,
+		(unsigned long long)a->cnt.ecn_drops, (unsigned long long)a->cnt.edge_drops,
+		(unsigned long long)a->cnt.csum_completed);
 	for (int *fd = &a->fd_config; fd <= &a->fd_credit; fd++)
 		if (*fd >= 0)
 			close(*fd);

@@ -16,14 +16,6 @@
 #include "peertab.h"
 #include "xsk.h"
 
-struct agent_counters {
-	uint64_t rx_bad;	/* frames that did not parse */
-	uint64_t rx_unknown;	/* from / to no configured peer */
-	uint64_t rx_nomem;	/* packet pool empty */
-	uint64_t tx_noroute;	/* control packet to a peer we cannot address yet */
-	uint64_t rx_ecn_drop;	/* CE outer over Not-ECT inner (RFC 6040) */
-	uint64_t edge_drops;	/* edge queue full */
-};
 
 struct agent {
 	char			ifname[16];
@@ -33,12 +25,13 @@ struct agent {
 	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
 	struct eq_xsk		wire, host;
 	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
-	uint8_t			host_dst[6], host_src[6];	/* eqa's and eqb's MACs */
+	uint8_t			wire_mac[6];	/* the attached interface's */
 	struct eqt_pool		pool;
 	struct eqds		*eqds;
 	struct peertab		peers;
 	bool			active[EQ_MAX_PEERS];	/* peers with state to publish */
-	struct agent_counters	cnt;
+	struct eq_agent_counters cnt;	/* published in eq_agent */
+	uint32_t		frame_size;	/* the sockets' UMEM frames */
 	uint64_t		next_beat, next_publish, next_reload;
 	uint32_t		path_rr;
 	bool			owns_state;	/* eq_agent is ours to write */

@@ -11,9 +11,9 @@
 #include <linux/if_xdp.h>
 #include <bpf/bpf.h>
 #include <xdp/xsk.h>
+#include "edgeq/maps.h"
 #include "xsk.h"
 
-#define FRAME_SIZE	2048
 #define NUM_FRAMES	4096
 #define RX_FRAMES	2048	/* frames [0, RX_FRAMES) circulate fill -> rx */
 #define RING		2048
@@ -35,10 +35,10 @@ static int try_open(struct eq_xsk *x, struct eq_xsk_rings *r, bool zc)
 }
 
 int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t key,
-		bool try_zero_copy, char *err, size_t errlen)
+		uint32_t frame_size, bool try_zero_copy, char *err, size_t errlen)
 {
 	struct xsk_umem_config ucfg = {
-		.fill_size = RING, .comp_size = RING, .frame_size = FRAME_SIZE,
+		.fill_size = RING, .comp_size = RING, .frame_size = frame_size,
 	};
 	struct eq_xsk_rings *r;
 	uint32_t idx;
@@ -46,6 +46,7 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 
 	memset(x, 0, sizeof(*x));
 	snprintf(x->ifname, sizeof(x->ifname), "%s", ifname);
+	x->frame_size = frame_size;
 	r = calloc(1, sizeof(*r));
 	x->tx_free = calloc(NUM_FRAMES - RX_FRAMES, sizeof(uint64_t));
 	x->rings = r;
@@ -53,14 +54,14 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	x->area = mmap(NULL, (size_t)NUM_FRAMES * FRAME_SIZE, PROT_READ | PROT_WRITE,
+	x->area = mmap(NULL, (size_t)NUM_FRAMES * frame_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (x->area == MAP_FAILED) {
 		x->area = NULL;
 		snprintf(err, errlen, "UMEM for %s: %s", ifname, strerror(errno));
 		goto fail;
 	}
-	e = xsk_umem__create(&x->umem, x->area, (uint64_t)NUM_FRAMES * FRAME_SIZE,
+	e = xsk_umem__create(&x->umem, x->area, (uint64_t)NUM_FRAMES * frame_size,
 			     &r->fill, &r->comp, &ucfg);
 	if (e) {
 		snprintf(err, errlen, "UMEM for %s: %s", ifname, strerror(-e));
@@ -94,10 +95,10 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 		goto fail;
 	}
 	for (uint32_t i = 0; i < RX_FRAMES; i++)
-		*xsk_ring_prod__fill_addr(&r->fill, idx + i) = (uint64_t)i * FRAME_SIZE;
+		*xsk_ring_prod__fill_addr(&r->fill, idx + i) = (uint64_t)i * frame_size;
 	xsk_ring_prod__submit(&r->fill, RX_FRAMES);
 	for (uint32_t i = RX_FRAMES; i < NUM_FRAMES; i++)
-		x->tx_free[x->n_tx_free++] = (uint64_t)i * FRAME_SIZE;
+		x->tx_free[x->n_tx_free++] = (uint64_t)i * frame_size;
 	return 0;
 fail:
 	eq_xsk_close(x);
@@ -111,7 +112,7 @@ void eq_xsk_close(struct eq_xsk *x)
 	if (x->umem)
 		xsk_umem__delete(x->umem);
 	if (x->area)
-		munmap(x->area, (size_t)NUM_FRAMES * FRAME_SIZE);
+		munmap(x->area, (size_t)NUM_FRAMES * x->frame_size);
 	free(x->tx_free);
 	free(x->rings);
 	memset(x, 0, sizeof(*x));
@@ -122,14 +123,24 @@ int eq_xsk_fd(const struct eq_xsk *x)
 	return xsk_socket__fd(x->xsk);
 }
 
-uint64_t eq_xsk_rx_lost(const struct eq_xsk *x)
+void eq_xsk_counters(const struct eq_xsk *x, struct eq_xsk_stats *c)
 {
-	struct xdp_statistics st;
+	struct xdp_statistics st = { 0 };
 	socklen_t len = sizeof(st);
 
-	if (getsockopt(xsk_socket__fd(x->xsk), SOL_XDP, XDP_STATISTICS, &st, &len))
-		return 0;
-	return st.rx_dropped + st.rx_ring_full + st.rx_fill_ring_empty_descs;
+	memset(c, 0, sizeof(*c));
+	if (!x->xsk)
+		return;
+	if (!getsockopt(xsk_socket__fd(x->xsk), SOL_XDP, XDP_STATISTICS, &st, &len)) {
+		c->rx_dropped = st.rx_dropped;
+		c->rx_invalid = st.rx_invalid_descs;
+		c->rx_ring_full = st.rx_ring_full;
+		c->rx_fill_empty = st.rx_fill_ring_empty_descs;
+		c->tx_invalid = st.tx_invalid_descs;
+	}
+	c->rx_pkts = x->rx_pkts;
+	c->tx_pkts = x->tx_pkts;
+	c->tx_no_room = x->tx_drop;
 }
 
 unsigned int eq_xsk_rx(struct eq_xsk *x, unsigned int budget,
@@ -182,7 +193,7 @@ int eq_xsk_tx(struct eq_xsk *x, const uint8_t *frame, uint32_t len)
 		reclaim(x);
 	if (!x->n_tx_free)
 		eq_xsk_flush(x);	/* a full ring: push it out, then retry */
-	if (!x->n_tx_free || len > FRAME_SIZE || xsk_ring_prod__reserve(&r->tx, 1, &idx) != 1) {
+	if (!x->n_tx_free || len > x->frame_size || xsk_ring_prod__reserve(&r->tx, 1, &idx) != 1) {
 		x->tx_drop++;
 		return -1;
 	}

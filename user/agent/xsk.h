@@ -25,13 +25,21 @@ struct eq_xsk {
 	uint64_t	*tx_free;
 	uint32_t	n_tx_free;
 	uint32_t	tx_pending;
+	uint32_t	frame_size;	/* UMEM frame: 2048 or 4096 */
 	bool		zero_copy;
 	uint64_t	rx_pkts, tx_pkts, tx_drop;
 };
 
+/* The UMEM frame a socket needs for frames of up to `frame` bytes: received
+ * data starts XDP_PACKET_HEADROOM (256) bytes into it. */
+static inline uint32_t eq_xsk_frame_size(uint32_t frame)
+{
+	return frame + 256 <= 2048 ? 2048 : 4096;
+}
+
 /* Opens the socket on ifname queue 0 and stores it at key in xskmap_fd. */
 int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t key,
-		bool try_zero_copy, char *err, size_t errlen);
+		uint32_t frame_size, bool try_zero_copy, char *err, size_t errlen);
 void eq_xsk_close(struct eq_xsk *x);
 int eq_xsk_fd(const struct eq_xsk *x);
 /* Hands up to budget received frames to cb (valid during the call only). */
@@ -41,7 +49,9 @@ unsigned int eq_xsk_rx(struct eq_xsk *x, unsigned int budget,
  * (counted in tx_drop). */
 int eq_xsk_tx(struct eq_xsk *x, const uint8_t *frame, uint32_t len);
 void eq_xsk_flush(struct eq_xsk *x);
-/* Frames the kernel could not hand us (rings full): XDP_STATISTICS. */
-uint64_t eq_xsk_rx_lost(const struct eq_xsk *x);
+/* The socket's counters: the kernel's (XDP_STATISTICS: frames it could
+ * not hand us) and ours. */
+struct eq_xsk_stats;
+void eq_xsk_counters(const struct eq_xsk *x, struct eq_xsk_stats *c);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EQT_FRAME_MAX	2048	/* a whole Ethernet frame, outer headers included */
+#define EQT_FRAME_DEFAULT 2048	/* eqt_pool_init()'s frames (tests) */
 #define EQT_NO_DEADLINE	UINT64_MAX
 
 /* Traffic classes the wire arbiter shares the uplink between (DRR). */
@@ -33,7 +33,8 @@ struct eqt_pkt {
 	uint8_t		tx_count;	/* times sent to the wire */
 	uint8_t		flags;		/* EQT_PF_* */
 	uint8_t		pad;
-	uint8_t		data[EQT_FRAME_MAX];
+	uint8_t		data[];	/* a whole Ethernet frame, outer headers
+					 * included: the pool's frame_max bytes */
 };
 
 #define EQT_PF_SYN	0x01	/* was sent with the SYN flag */
@@ -44,12 +45,20 @@ struct eqt_pkt {
  * a counted drop by the caller, never an allocation failure elsewhere. */
 struct eqt_pool {
 	struct eqt_pkt	*free;
-	struct eqt_pkt	*mem;
+	void		*mem;
 	uint32_t	size;
 	uint32_t	in_use;
+	uint32_t	frame_max;	/* bytes of data[] in each packet */
+	uint32_t	stride;
 };
 
-int eqt_pool_init(struct eqt_pool *pool, uint32_t npkts);	/* 0 or -ENOMEM */
+/* npkts packets of frame_max bytes each (sized to the tunnel's MTU, so
+ * that jumbo frames cost memory only where they are configured). */
+int eqt_pool_init_sized(struct eqt_pool *pool, uint32_t npkts, uint32_t frame_max);
+static inline int eqt_pool_init(struct eqt_pool *pool, uint32_t npkts)	/* 0 or -ENOMEM */
+{
+	return eqt_pool_init_sized(pool, npkts, EQT_FRAME_DEFAULT);
+}
 void eqt_pool_fini(struct eqt_pool *pool);
 struct eqt_pkt *eqt_pkt_get(struct eqt_pool *pool);		/* NULL when empty */
 void eqt_pkt_put(struct eqt_pool *pool, struct eqt_pkt *p);

@@ -4,16 +4,23 @@
 #include <stdlib.h>
 #include "eqt.h"
 
-int eqt_pool_init(struct eqt_pool *pool, uint32_t npkts)
+int eqt_pool_init_sized(struct eqt_pool *pool, uint32_t npkts, uint32_t frame_max)
 {
-	pool->mem = calloc(npkts, sizeof(*pool->mem));
+	/* Each packet on a cache line boundary. */
+	size_t stride = (sizeof(struct eqt_pkt) + frame_max + 63) & ~(size_t)63;
+
+	pool->mem = calloc(npkts, stride);
 	pool->free = NULL;
 	pool->size = pool->in_use = 0;
+	pool->frame_max = frame_max;
+	pool->stride = (uint32_t)stride;
 	if (!pool->mem)
 		return -ENOMEM;
 	for (uint32_t i = npkts; i-- > 0;) {
-		pool->mem[i].next = pool->free;
-		pool->free = &pool->mem[i];
+		struct eqt_pkt *p = (struct eqt_pkt *)((char *)pool->mem + i * stride);
+
+		p->next = pool->free;
+		pool->free = p;
 	}
 	pool->size = npkts;
 	return 0;

@@ -30,7 +30,7 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 {
 	struct eqds *e;
 
-	if (!cfg->link_bps || cfg->mtu < 64 || cfg->mtu > EQT_FRAME_MAX ||
+	if (!cfg->link_bps || cfg->mtu < 64 || cfg->mtu + 14 > pool->frame_max ||
 	    cfg->bdp_bytes < cfg->mtu || !cfg->edge_limit || !cfg->reorder_limit ||
 	    !cfg->rto_ns || !cfg->reorder_ns || cfg->drr_quantum < 64 ||
 	    !io->send_data || !io->send_ctl || !io->deliver) {
