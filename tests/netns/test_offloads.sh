@@ -21,6 +21,8 @@ cd "$(dirname "$0")/../.." || exit 1
 
 MB=${EDGEQ_IN_VM:+1}
 MB=${MB:-4}
+UDP_WAIT=${EDGEQ_IN_VM:+60}
+UDP_WAIT=${UDP_WAIT:-10}
 
 TB_OFFLOADS=default tb_start
 
@@ -31,10 +33,11 @@ udp_ok() {
 	case $dst in *:*) fam=6 host="[$dst]" ;; esac
 	head -c "$size" /dev/urandom >"$TB_TMP/dg"
 	rm -f "$TB_TMP/dg.in"
-	ip netns exec "$TB_B" timeout 5 socat -u -b 65536 "UDP$fam-RECVFROM:$port" \
+	# Generous: in the VM (TCG) starting a process takes a second or more.
+	ip netns exec "$TB_B" timeout "$UDP_WAIT" socat -u -b 65536 "UDP$fam-RECVFROM:$port" \
 		OPEN:"$TB_TMP/dg.in",creat,trunc &
 	lpid=$!
-	for _ in $(seq 50); do
+	for _ in $(seq 200); do
 		in_b ss -lun | grep -q ":$port " && break
 		sleep 0.05
 	done
@@ -46,8 +49,9 @@ udp_ok() {
 # udp_sizes DST MAX: datagrams of 32, 200, 1000 and MAX bytes, and one of
 # 3000 that IP fragments.
 udp_sizes() {
-	local s
-	for s in 32 200 1000 "$2" 3000; do udp_ok "$1" "$s" || return 1; done
+	local s sizes="32 200 1000 $2 3000"
+	[ -n "${EDGEQ_IN_VM:-}" ] && sizes="32 $2 3000"
+	for s in $sizes; do udp_ok "$1" "$s" || return 1; done
 }
 
 conf() {	# conf a|b SCHEME FAST: the testbed's config with a scheme
@@ -90,21 +94,24 @@ matrix() {	# LABEL
 	check "$l: TCP $MB MB over IPv6, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
 }
 
-for off in on off; do
-	for mode in none eqds:on eqds:off; do
-		scheme=${mode%%:*} fast=${mode#*:}
-		label="tx offloads $off, scheme $scheme"
-		[ "$scheme" = eqds ] && label="$label, fast path $fast"
-		if ! offloads "$off" || ! attach_both "$scheme" "$fast"; then
-			not_ok "$label: attach"
-			continue
-		fi
-		matrix "$label"
-		if [ "$scheme" = eqds ] && [ "$fast" = on ]; then
-			tf=$(eq_stat a tx_fast)
-			check "$label: the fast path carried packets ($tf)" test "${tf:-0}" -gt 0
-		fi
-	done
+# Every combination here; in the VM (TCG: ~50x slower) the one that
+# depends most on the kernel: default offloads, on the fast path.
+combos="on:none on:eqds:on on:eqds:off off:none off:eqds:on off:eqds:off"
+[ -n "${EDGEQ_IN_VM:-}" ] && combos="on:eqds:on"
+for combo in $combos; do
+	off=${combo%%:*} mode=${combo#*:}
+	scheme=${mode%%:*} fast=${mode#*:}
+	label="tx offloads $off, scheme $scheme"
+	[ "$scheme" = eqds ] && label="$label, fast path $fast"
+	if ! offloads "$off" || ! attach_both "$scheme" "$fast"; then
+		not_ok "$label: attach"
+		continue
+	fi
+	matrix "$label"
+	if [ "$scheme" = eqds ] && [ "$fast" = on ]; then
+		tf=$(eq_stat a tx_fast)
+		check "$label: the fast path carried packets ($tf)" test "${tf:-0}" -gt 0
+	fi
 done
 
 # IPv6 neighbour discovery to an on-link peer: with both neighbour caches
@@ -145,8 +152,10 @@ check "... ping at the tunnel's largest unfragmented size" \
 	quiet in_a ping -c 3 -i 0.1 -W 2 -M do -s $((3500 - 48 - 28)) 10.77.0.2
 check "... ping of 8000 bytes (fragmented to the tunnel MTU)" \
 	quiet in_a ping -c 3 -i 0.1 -W 2 -s 8000 10.77.0.2
-check "... TCP $MB MB over IPv4, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
-check "... TCP $MB MB over IPv6, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
+if [ -z "${EDGEQ_IN_VM:-}" ]; then
+	check "... TCP $MB MB over IPv4, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
+	check "... TCP $MB MB over IPv6, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
+fi
 big=$(eq_stat b rx_agent_too_big)
 check "... no frame too big for the agent (${big:-0})" test "${big:-0}" -eq 0
 eq_a detach "$TB_IFA" >/dev/null 2>&1

@@ -64,12 +64,42 @@ static void test_when(void **state)
 	assert_int_equal(eqt_pacer_take(&p, MTU), 0);
 }
 
+/* Several units at once: as many as the bucket holds, up to the cap, and
+ * the rest stays for the next call; never more than the rate allows. */
+static void test_take_units(void **state)
+{
+	struct eqt_pacer p;
+	uint64_t now = 0, taken = 0;
+
+	eqt_pacer_init(&p, RATE, 8 * MTU, 0);
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 0);
+	eqt_pacer_update(&p, 12000 * 5 + 6000);			/* 5.5 MTUs due */
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 3), 3);
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 2);
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 0);
+	eqt_pacer_update(&p, 12000 * 6);			/* the half left + half */
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 1);
+	assert_int_equal(eqt_pacer_take_units(&p, 0, 100), 0);
+	eqt_pacer_update(&p, 10000000000ULL);			/* burst only */
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 8);
+	/* Random calls: the same bound as one unit at a time. */
+	rng_state = 12;
+	eqt_pacer_init(&p, RATE, 8 * MTU, now);
+	for (int i = 0; i < 100000; i++) {
+		now += rnd32() % 100000;
+		eqt_pacer_update(&p, now);
+		taken += (uint64_t)eqt_pacer_take_units(&p, MTU, 1 + rnd32() % 16) * MTU;
+		assert_true((double)taken * 8e9 <= (double)now * RATE + 8.0 * MTU * 8e9);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_bound_random_calls),
 		cmocka_unit_test(test_regular_calls_full_rate),
 		cmocka_unit_test(test_when),
+		cmocka_unit_test(test_take_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,19 @@ int eqt_pacer_take(struct eqt_pacer *p, uint32_t len)
 	return 1;
 }
 
+uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max)
+{
+	uint64_t need = (uint64_t)unit * SCALE, n;
+
+	if (!need)
+		return 0;
+	n = p->tokens_x8e9 / need;
+	if (n > max)
+		n = max;
+	p->tokens_x8e9 -= n * need;
+	return (uint32_t)n;
+}
+
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len)
 {
 	uint64_t need = (uint64_t)len * SCALE;

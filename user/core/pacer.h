@@ -22,6 +22,9 @@ void eqt_pacer_init(struct eqt_pacer *p, uint64_t rate_bps, uint64_t burst, uint
 void eqt_pacer_update(struct eqt_pacer *p, uint64_t now);
 /* Takes len bytes if the bucket holds them: 1, else 0. */
 int eqt_pacer_take(struct eqt_pacer *p, uint32_t len);
+/* Takes as many units of `unit` bytes as the bucket holds, up to max:
+ * how many it took (a PULL that grants several MTUs at once). */
+uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max);
 /* When the bucket will hold len bytes (now if it does). */
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len);
 
