@@ -78,6 +78,19 @@ ft_agent_sum() {
 		END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i] + 0; print "" }'
 }
 
+# ft_edgeq_stat_sum FIELD...: counters of eq_stats (TC's and XDP's, `edgeq
+# status`, summed over CPUs), each summed over every attached host, on one
+# line.
+ft_edgeq_stat_sum() {
+	local h f q=""
+	for f in "$@"; do q="$q${q:+, }(.interfaces[0].stats.$f // 0)"; done
+	for h in "${FT_EDGEQ_HOSTS[@]}"; do
+		nsenter --net="/run/netns/$FT_NAME-$h" "$EDGEQ" status eth0 --json 2>/dev/null |
+			jq -r "[$q] | @tsv" 2>/dev/null
+	done | awk -v n=$# '{ for (i = 1; i <= n; i++) s[i] += $i }
+		END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i] + 0; print "" }'
+}
+
 ft_edgeq_down() {
 	local h
 	for h in "${FT_EDGEQ_HOSTS[@]}"; do

@@ -115,19 +115,44 @@ check "edgeq agent stop then start at once: the new agent binds the queue" \
 	bash -c "\"\$0\" --netns $TB_A agent stop $TB_IFA >/dev/null && \"\$0\" --netns $TB_A agent start $TB_IFA >/dev/null" "$EDGEQ"
 check "... and carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
 
-flush_during() {	# SIDE: flush that side's tunnels 3 times during a transfer
-	local side=$1 ns=$TB_A ifc=$TB_IFA
-	[ "$side" = b ] && ns=$TB_B ifc=$TB_IFB
-	tcp_transfer_ok 10.77.0.2 "$MB" &
-	local t=$!
+# flush_during SIDE: a transfer of 8 x $MB MB, and that side's tunnels
+# flushed 3 times during it: each time a sixteenth of it has arrived since
+# the transfer started or the last flush.  Each flush is carried out
+# (`edgeq flush` returns once the agent has confirmed it, and its log says
+# so) and mid-transfer (bytes are still to come once it is confirmed).
+# FLUSH_DONE says what happened.
+FLUSH_DONE=
+flush_during() {
+	local side=$1 ns=$TB_A ifc=$TB_IFA pin=$TB_PIN_A log n0 n1 mb=$((MB * 8)) total sz from=0
+	local confirmed=0 mid=0 t rc
+	[ "$side" = b ] && ns=$TB_B ifc=$TB_IFB pin=$TB_PIN_B
+	log=/run/edgeq/${pin##*/}.log
+	n0=$(grep -c 'flushed every tunnel' "$log")
+	total=$((mb * 1048576))
+	rm -f "$TB_TMP/recv"
+	tcp_transfer_ok 10.77.0.2 "$mb" &
+	t=$!
 	for _ in 1 2 3; do
-		sleep 0.2
-		"$EDGEQ" --netns "$ns" flush "$ifc" >/dev/null || echo "# flush on $side failed"
+		for _ in $(seq 3000); do
+			sz=$(stat -c %s "$TB_TMP/recv" 2>/dev/null || echo 0)
+			[ "$sz" -ge $((from + total / 16)) ] && break
+			kill -0 "$t" 2>/dev/null || break
+			sleep 0.01
+		done
+		"$EDGEQ" --netns "$ns" flush "$ifc" >/dev/null && confirmed=$((confirmed + 1))
+		from=$(stat -c %s "$TB_TMP/recv" 2>/dev/null || echo 0)
+		[ "$from" -lt "$total" ] && mid=$((mid + 1))
 	done
 	wait "$t"
+	rc=$?
+	n1=$(grep -c 'flushed every tunnel' "$log")
+	FLUSH_DONE="flushes confirmed $confirmed, in the agent's log $((n1 - n0)), before the last byte $mid; transfer rc $rc"
+	[ "$rc" -eq 0 ] && [ "$confirmed" -eq 3 ] && [ "$((n1 - n0))" -eq 3 ] && [ "$mid" -eq 3 ]
 }
-check "sender's tunnels flushed 3 times mid-transfer: $MB MB arrive identical" flush_during a
-check "receiver's tunnels flushed 3 times mid-transfer: $MB MB arrive identical" flush_during b
+check "sender's tunnels flushed 3 times mid-transfer: $((MB * 8)) MB arrive identical" flush_during a
+echo "# ... $FLUSH_DONE"
+check "receiver's tunnels flushed 3 times mid-transfer: $((MB * 8)) MB arrive identical" flush_during b
+echo "# ... $FLUSH_DONE"
 
 # on_agent_down drop: a killed agent's peer traffic is dropped and counted.
 eq_a detach "$TB_IFA" >/dev/null
