@@ -10,7 +10,9 @@
  *  - the Active Sender List and the pull pacer: closed-loop senders (each
  *    PULL answered by one DATA) get equal pulls under FIFO and pulls in
  *    proportion to their weights under the weighted policy, and the pulls
- *    never exceed the link rate plus the pacer's burst.
+ *    never exceed the link rate plus the pacer's burst;
+ *  - epochs: a first-RTT burst of SYN packets is one epoch however long
+ *    it is; an RTS is answered without acknowledging what has not come.
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -27,6 +29,8 @@ struct rec {
 	unsigned	n_delivered;
 	unsigned	pulls[NPEERS];
 	unsigned	acks, nacks, rsts;
+	uint32_t	pull_acked;	/* the highest cumulative ack of a PULL, less ISN */
+	uint32_t	last_ack;	/* the seq of the last ACK */
 };
 
 static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
@@ -38,10 +42,14 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
 {
 	struct rec *r = ctx;
 
-	if (h->type == EQ_T_PULL && peer < NPEERS)
+	if (h->type == EQ_T_PULL && peer < NPEERS) {
 		r->pulls[peer]++;
-	else if (h->type == EQ_T_ACK)
+		if (h->seq_ack - ISN > r->pull_acked)
+			r->pull_acked = h->seq_ack - ISN;
+	} else if (h->type == EQ_T_ACK) {
 		r->acks++;
+		r->last_ack = h->seq_ack;
+	}
 	else if (h->type == EQ_T_NACK)
 		r->nacks++;
 	else if (h->type == EQ_T_RST)
@@ -358,6 +366,75 @@ static void asl__bad_weights_refused(void **state)
 	fx_free(f);
 }
 
+/* ---- epochs ---- */
+
+/* A first-RTT burst of more than 1024 packets (a BDP of 2000 MTUs): all
+ * of them carry SYN, and the ISN's 10 zero bits span only 1024 seqs.  The
+ * receiver took seq & ~1023 for a SYN packet's epoch: packet 1024 looked
+ * like a new epoch, what the reorder queue held behind a lost packet went
+ * up, the PULLs' cumulative ack passed the loss (the sender freed it), and
+ * its resend, "of an older epoch", got an RST.  A later epoch is still
+ * one, and an older one still gets its RST. */
+static void epoch__a_syn_burst_of_more_than_1024(void **state)
+{
+	const uint32_t n = 3000, lost = 1500, later = 5000u << 10;
+
+	for (int lose = 0; lose <= 1; lose++) {
+		struct fx *f = fx_new(4096, EQDS_ASL_FIFO);
+		uint64_t now = 0;
+
+		for (uint32_t i = 0; i < n; i++, now += 500) {
+			if (!(lose && i == lost))
+				data(f, 0, i, now);
+			eqds_run(f->e, now);	/* the pull pacer */
+		}
+		if (lose) {
+			assert_delivered_in_order(&f->rec, 0, lost);
+			assert_int_equal(f->rec.pull_acked, lost);
+			data(f, 0, lost, now);	/* its resend: SYN still, nothing came back */
+		}
+		assert_delivered_in_order(&f->rec, 0, n);
+		assert_int_equal(f->rec.rsts, 0);
+		assert_int_equal(stats(f, 0).rx_dup, 0);
+		assert_int_equal(stats(f, 0).reorder_gaps, 0);
+		data(f, 0, later, now);		/* a new epoch, far past */
+		assert_int_equal(f->rec.n_delivered, n + 1);
+		assert_int_equal(f->rec.delivered[n], ISN + later);
+		data(f, 0, n, now);		/* a late SYN packet of the old one */
+		assert_int_equal(f->rec.rsts, 1);
+		assert_int_equal(f->rec.n_delivered, n + 1);
+		fx_free(f);
+	}
+}
+
+static void rts(struct fx *f, uint32_t peer, uint32_t seq, uint8_t flags, uint32_t pull, uint64_t now)
+{
+	struct eqds_hdr h = { .type = EQ_T_RTS, .flags = flags, .seq_ack = seq, .pull = pull };
+
+	eqds_wire(f->e, peer, &h, NULL, now);
+}
+
+/* An RTS carries the sender's next seq, and its answer acknowledged that
+ * seq: the packet that took it, sent before the answer came and trimmed,
+ * was freed by it, and its NACK then found nothing to resend.  The answer
+ * acknowledges the last seq delivered in order (ISN - 1 before any), as a
+ * PULL's cumulative ack does. */
+static void rts__answer_acknowledges_only_what_came(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+
+	rts(f, 0, ISN, EQ_F_SYN, 2, 1000);	/* RTS mode: asks first */
+	assert_int_equal(f->rec.acks, 1);
+	assert_int_equal(f->rec.last_ack, ISN - 1);
+	for (uint32_t i = 0; i < 5; i++)
+		data(f, 0, i, 2000);
+	rts(f, 0, ISN + 5, 0, 0, 3000);
+	assert_int_equal(f->rec.acks, 7);
+	assert_int_equal(f->rec.last_ack, ISN + 4);
+	assert_int_equal(f->rec.rsts, 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +447,8 @@ int main(void)
 		cmocka_unit_test(asl__weighted_pulls_follow_weights),
 		cmocka_unit_test(asl__pulls_never_beat_the_link_rate),
 		cmocka_unit_test(asl__bad_weights_refused),
+		cmocka_unit_test(epoch__a_syn_burst_of_more_than_1024),
+		cmocka_unit_test(rts__answer_acknowledges_only_what_came),
 	};
 
 	return cmocka_run_group_tests_name("eqds_receiver", tests, NULL, NULL);

@@ -32,7 +32,7 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 
 	if (!cfg->link_bps || cfg->mtu < 64 || cfg->mtu + 14 > pool->frame_max ||
 	    cfg->bdp_bytes < cfg->mtu || !cfg->edge_limit || !cfg->reorder_limit ||
-	    !cfg->rto_ns || !cfg->reorder_ns || cfg->drr_quantum < 64 ||
+	    !cfg->rto_ns || !cfg->reorder_ns || !cfg->drr_quantum ||
 	    !io->send_data || !io->send_ctl || !io->deliver) {
 		errno = EINVAL;
 		return NULL;
@@ -58,7 +58,7 @@ void eqds_free(struct eqds *e)
 	if (!e)
 		return;
 	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
-		tx_free(e, i);
+		tx_free(e, i, e->now);
 		rx_free(e, i);
 	}
 	free(e);
@@ -68,6 +68,7 @@ int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 {
 	int rc;
 
+	clock_seen(e, now);
 	if (peer >= EQDS_MAX_PEERS) {
 		eqt_pkt_put(e->pool, p);
 		return -EINVAL;
@@ -82,6 +83,7 @@ int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 {
 	int rc;
 
+	clock_seen(e, now);
 	if (peer >= EQDS_MAX_PEERS) {
 		eqt_pkt_put(e->pool, p);
 		return -EINVAL;
@@ -97,6 +99,7 @@ int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
 	       uint64_t now)
 {
+	clock_seen(e, now);
 	if (peer >= EQDS_MAX_PEERS) {
 		if (p)
 			eqt_pkt_put(e->pool, p);
@@ -142,7 +145,7 @@ static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
 
 	if (e->tx[i]) {
 		if (tx_idle(e->tx[i]) && now > e->tx[i]->last_use_ns + e->cfg.idle_ns)
-			tx_free(e, i);	/* its epoch stays in last_isn */
+			tx_free(e, i, now);	/* its last seq stays in last_seq */
 		else
 			next = tx_timers(e, i, now);
 	}
@@ -159,6 +162,7 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 {
 	uint64_t next = EQT_NO_DEADLINE, d;
 
+	clock_seen(e, now);
 	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++) {
 		uint64_t bits = e->tx_live[w] | e->rx_live[w];
 
@@ -178,10 +182,11 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 
 void eqds_flush(struct eqds *e, uint32_t peer, uint64_t now)
 {
+	clock_seen(e, now);
 	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
 		if (peer != EQDS_ALL_PEERS && i != peer)
 			continue;
-		tx_free(e, i);
+		tx_free(e, i, now);
 		rx_free(e, i);
 	}
 }
@@ -206,6 +211,7 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->edge_marks += from->edge_marks;
 	to->rts_sent += from->rts_sent;
 	to->tx_fast += from->tx_fast;
+	to->infl_given_up += from->infl_given_up;
 	to->rx_data += from->rx_data;
 	to->rx_trimmed += from->rx_trimmed;
 	to->rx_dup += from->rx_dup;
@@ -257,7 +263,7 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 		return 0;
 	sum += t->credit + tx_lease_bytes(s, ps, t);
 	for (uint32_t q = t->infl_lo; before(q, t->next_seq); q++) {
-		const struct eqt_pkt *p = t->infl[q % INFL_SLOTS];
+		const struct eqt_pkt *p = *infl_slot(t, q);
 		bool seen;
 
 		if (!p || p->seq != q)
@@ -270,8 +276,9 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 	if (x) {
 		if (t->hp_known && after(x->pull_no, t->highest_pull))
 			sum += (int64_t)(x->pull_no - t->highest_pull) * s->cfg.mtu;
-		if (x->owed > 0)
-			sum += x->owed;
+		/* Negative when its pulls (whole MTUs) went beyond what
+		 * arrived: that credit is counted at the sender already. */
+		sum += x->owed;
 	}
 	return sum;
 }

@@ -92,6 +92,9 @@ struct eqds_peer_stats {
 	uint64_t	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
 	uint64_t	tx_fast;	/* of tx_data: sent by TC on leased credit */
 	uint64_t	lease_bytes;	/* of credit: lent to TC now */
+	uint64_t	infl_given_up;	/* packets in flight dropped unACKed: their
+					 * seqs spanned more than the in-flight
+					 * ring can grow to (sender.c) */
 	/* receiving side */
 	uint32_t	pull_no;	/* pulls sent to the peer */
 	uint32_t	pull_target;
@@ -137,7 +140,8 @@ int eqds_set_weight(struct eqds *e, uint32_t peer, uint32_t weight);
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st);
 /* The credit invariant of one tunnel as seen from both ends in one process
  * (tests and simulations only): sender credit + data in flight + pulls in
- * flight + the receiver's ASL entry, in bytes. */
+ * flight + the receiver's ASL entry (negative when its pulls went beyond
+ * what arrived), in bytes. */
 int64_t eqds_credit_sum(const struct eqds *sender, uint32_t peer_at_sender,
 			const struct eqds *receiver, uint32_t peer_at_receiver);
 

@@ -8,9 +8,15 @@
 
 #define EQDS_LIVE_WORDS	(EQDS_MAX_PEERS / 64)
 
-#define INFL_SLOTS	4096	/* in-flight packets per tunnel (by seq) */
+#define INFL_MIN_SLOTS	64	/* in-flight ring per tunnel (by seq): at first */
+#define INFL_MAX_SLOTS	(1u << 20)	/* ... and at most (8 MiB of pointers) */
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
+/* An epoch's SYN packets lie in [isn, isn + EPOCH_SYN_SEQS): the sender
+ * numbers no new SYN packet beyond (it waits for the receiver's answer),
+ * the receiver takes a SYN packet in that window as the current epoch's,
+ * and a new epoch starts more than that past every seq of the last one. */
+#define EPOCH_SYN_SEQS	(1u << 20)
 
 static inline int before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 static inline int after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
@@ -37,7 +43,8 @@ struct tx_tunnel {
 	int64_t		credit;
 	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
 	struct eqt_q	rtx;		/* retransmissions: before new data */
-	struct eqt_pkt	*infl[INFL_SLOTS];
+	struct eqt_pkt	**infl;		/* in flight, by seq % infl_slots */
+	uint32_t	infl_slots;	/* a power of two; grows to fit (sender.c) */
 	uint32_t	infl_lo;	/* no packet before this seq is in flight */
 	uint32_t	infl_n;
 	uint64_t	infl_bytes;
@@ -64,6 +71,13 @@ struct rx_tunnel {
 	struct eqds_peer_stats st;
 };
 
+/* The in-flight slot of seq: whatever packet is there, which may have
+ * another seq (compare p->seq). */
+static inline struct eqt_pkt **infl_slot(const struct tx_tunnel *t, uint32_t seq)
+{
+	return &t->infl[seq & (t->infl_slots - 1)];
+}
+
 static inline uint64_t tx_backlog_bytes(const struct tx_tunnel *t)
 {
 	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
@@ -83,12 +97,16 @@ struct eqds {
 	struct eq_credit	*bucket;	/* the fast path's leases, or NULL */
 	uint64_t		rng;
 	uint32_t		bdp_pkts;
+	uint64_t		now;	/* the latest time an entry point was given:
+					 * for eqds_set_bucket(), which takes none */
 	struct tx_tunnel	*tx[EQDS_MAX_PEERS];
 	struct rx_tunnel	*rx[EQDS_MAX_PEERS];
 	/* Which of those exist, as bitmaps: the loops over peers visit only
 	 * these (a scan of all 1024 slots per packet capped the agent). */
 	uint64_t		tx_live[EQDS_LIVE_WORDS], rx_live[EQDS_LIVE_WORDS];
-	uint32_t		last_isn[EQDS_MAX_PEERS];	/* epochs survive a flush */
+	/* The seq after the last one each peer's tunnels used: a new epoch
+	 * starts past it, whatever happened to the tunnel (flush, idle). */
+	uint32_t		last_seq[EQDS_MAX_PEERS];
 	uint32_t		weight[EQDS_MAX_PEERS];
 	/* Counters of freed tunnels (idle, flushed): a peer's counters
 	 * only ever grow, whatever happens to its tunnels. */
@@ -101,10 +119,18 @@ struct eqds {
 	struct eqt_pacer	wire_pacer;
 	int64_t			deficit[EQT_NCLS];
 	uint32_t		cls_turn;
+	bool			turn_fed;	/* cls_turn had its quantum this turn */
 	uint32_t		rr[EQT_NCLS];	/* round robin cursor per class */
 };
 
 uint64_t eqds_rand(struct eqds *e);
+
+/* Every entry point notes its `now`: eqds_set_bucket() is given none. */
+static inline void clock_seen(struct eqds *e, uint64_t now)
+{
+	if (now > e->now)
+		e->now = now;
+}
 
 /* Fast sends of closed leases whose copies have not come; after an RTO
  * they count as lost (a clone can fail). */
@@ -148,12 +174,12 @@ static inline uint32_t live_count(const uint64_t *m)
 void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from);
 /* sender.c, fastpath.c */
 struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now);
-void tx_free(struct eqds *e, uint32_t peer);
+void tx_free(struct eqds *e, uint32_t peer, uint64_t now);
 int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
 void tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now);
 int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
 void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now);
-void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t);
+void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
 uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
 void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now);

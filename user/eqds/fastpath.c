@@ -30,7 +30,7 @@ uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tun
 	return lease_load(&e->bucket[peer]).parts.bytes & EQ_LEASE_BYTES;
 }
 
-void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t)
+void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
 	union eq_lease_word w;
 
@@ -40,10 +40,13 @@ void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t)
 	t->lease_open = false;
 	t->credit += w.parts.bytes & EQ_LEASE_BYTES;
 	/* Copies of its sends still on their way: until they come, what is
-	 * in flight is more than the agent knows. */
+	 * in flight is more than the agent knows.  They are due from now: a
+	 * lease may have been open through an idle spell (last_use_ns is the
+	 * agent's last own use), and dated from before it they would count
+	 * as lost at once, and the start rule lend another BDP beside them. */
 	if (w.parts.seq - t->lease_seq0 > t->lease_copies) {
 		t->copies_due += w.parts.seq - t->lease_seq0 - t->lease_copies;
-		t->copies_since = t->last_use_ns;
+		t->copies_since = now;
 	}
 	t->lease_copies = 0;
 	/* TC stamped every seq below the lease's: the agent numbers on from
@@ -83,13 +86,13 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	/* SYN_SENT: the SYN flag is the agent's to set.  A queue: it goes
 	 * first, on the agent's credit. */
 	if (t->state != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
-		tx_lease_close(e, peer, t);
+		tx_lease_close(e, peer, t, now);
 		return;
 	}
 	if (t->lease_open) {
 		w = lease_load(b);
 		if (w.parts.bytes & EQ_LEASE_SHUT) {
-			tx_lease_close(e, peer, t);	/* its packet is on its way here */
+			tx_lease_close(e, peer, t, now);	/* its packet is on its way here */
 			t->shut_wait = true;
 			t->shut_at = now;
 			return;
@@ -136,11 +139,23 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now)
 {
-	uint32_t i;
+	uint32_t i = t->early_next % EARLY_SLOTS;
 
 	if (!t->lease_open && !tx_copies_due(e, t, now))
 		return;
-	i = t->early_next++ % EARLY_SLOTS;
+	/* Full, the notes give up their oldest ACK, not a NACK: a copy that
+	 * misses its ACK stays in flight until a PULL's cumulative ack (or
+	 * at worst an RTO) frees it, while one that misses its NACK is given
+	 * up by the receiver after reorder_timeout, unresent. */
+	for (uint32_t k = 0; k < EARLY_SLOTS; k++) {
+		uint32_t j = (t->early_next + k) % EARLY_SLOTS;
+
+		if (t->early_type[j] != EQ_T_NACK) {
+			i = j;
+			break;
+		}
+	}
+	t->early_next = i + 1;
 	t->early_seq[i] = seq;
 	t->early_type[i] = type;
 }
@@ -187,7 +202,7 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 		eqt_pkt_put(e->pool, p);
 		return 0;
 	case EQ_T_NACK:		/* trimmed already: it goes again, first */
-		tx_lease_close(e, peer, t);
+		tx_lease_close(e, peer, t, now);
 		eqt_q_push(&t->rtx, p);
 		t->st.rx_nacks++;
 		return 1;
@@ -198,17 +213,20 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 
 void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket)
 {
+	/* No clock here: copies still due are dated from the module's last
+	 * event. */
 	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
 		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
-			tx_lease_close(e, peer, e->tx[peer]);
+			tx_lease_close(e, peer, e->tx[peer], e->now);
 		}
 	e->bucket = bucket;
 }
 
 void eqds_lease_sync(struct eqds *e, uint64_t now)
 {
+	clock_seen(e, now);
 	if (!e->bucket)
 		return;
 	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)

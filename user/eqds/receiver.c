@@ -224,7 +224,7 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 {
 	struct rx_tunnel *r = rx_get(e, peer, now);
 	uint32_t seq = h->seq_ack, isn = seq & ~((1u << EPOCH_SHIFT) - 1);
-	bool syn = h->flags & EQ_F_SYN;
+	bool syn = h->flags & EQ_F_SYN, cur;
 
 	if (!r) {
 		if (p)
@@ -232,16 +232,24 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 		return;
 	}
 	r->last_use_ns = now;
-	if (syn && (!r->est || after(isn, r->isn))) {
+	/* A SYN packet is the current epoch's while its seq lies in the
+	 * epoch's SYN window: a first-RTT burst may be longer than the 1024
+	 * seqs the ISN's zero bits span, and seq & ~1023 alone would take its
+	 * later packets for a new epoch.  Past the window and past what
+	 * arrived (a new epoch starts beyond every seq of the last one),
+	 * it is a new epoch; before, an older one (sender.c, new_epoch()). */
+	cur = r->est && seq - r->isn < EPOCH_SYN_SEQS;
+	if (syn && !cur && (!r->est || !before(seq, r->expected))) {
 		/* Zero-RTT setup, or the sender started a new epoch: what is
 		 * held of the old one goes up now, gaps and all. */
 		release_all(e, peer, r, now);
 		r->est = true;
 		r->isn = isn;
 		r->expected = isn;
-	} else if (syn && before(isn, r->isn)) {
-		/* An older epoch: tell the sender where we are. */
-		send_ctl(e, peer, EQ_T_RST, 0, r->isn);
+	} else if (syn && !cur) {
+		/* An older epoch: tell the sender where we are, so that its
+		 * next epoch starts past it. */
+		send_ctl(e, peer, EQ_T_RST, 0, r->expected);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return;
@@ -259,15 +267,29 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	if (after(target, r->pull_target))
 		r->pull_target = target;
 	if (h->type == EQ_T_RTS) {
-		int64_t want = (int64_t)(r->pull_target - r->pull_no) * e->cfg.mtu;
+		/* What this RTS asks for, not all the target asks for: the
+		 * target is also raised for trimmed packets (below), rounding
+		 * their bytes up to whole pulls, and the rounding would become
+		 * owed bytes that no packet brought (1 BDP + 1 MTU was exceeded
+		 * by that with packets smaller than an MTU).  The sender sized
+		 * the RTS to what the invariant leaves (sender.c, rts_room()). */
+		int64_t want = (int64_t)(int32_t)(target - r->pull_no) * e->cfg.mtu;
 
 		if (want > (int64_t)e->cfg.bdp_bytes)
 			want = e->cfg.bdp_bytes;
+		/* A negative entry is what the last pulls gave beyond what
+		 * arrived (a PULL is a whole MTU): it stays owed back. */
+		if (r->owed < 0)
+			want += r->owed;
 		if (want > r->owed)
 			set_owed(e, r, want);
 		asl_update(e, peer);
-		/* An RTS also answers as a SYN-ACK would. */
-		send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, seq);
+		/* An RTS also answers as a SYN-ACK would, acknowledging the last
+		 * seq delivered in order (isn - 1 before any), as a PULL's
+		 * cumulative ack does.  Not the RTS's seq: that is the sender's
+		 * next, and the ACK would free the packet that gets it should
+		 * that one be sent before the ACK arrives (and trimmed). */
+		send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->expected - 1);
 		return;
 	}
 	set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));

@@ -14,27 +14,44 @@
 #include "edgeq/csum.h"
 #include "eqds_int.h"
 
-/* A new epoch: after every epoch this peer had (a flush keeps last_isn),
- * and after `floor` (the receiver's, from an RST). */
+/* A new epoch: past every seq this peer's tunnels used (next_seq, which
+ * tx_get() takes from last_seq after a flush), and past `floor` (the
+ * receiver's position, from an RST; 0 says it has none).  The step is
+ * counted from that last seq, not from the old ISN: an epoch lives as
+ * long as its tunnel and may use any number of seqs.  It is 4096 to 8191
+ * epochs of 1024, random, so the new ISN lies more than 4 * EPOCH_SYN_SEQS
+ * past the old epoch's SYN window and its last seq, and the receiver
+ * cannot take it for the old epoch (receiver.c). */
 static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
 {
-	uint32_t prev = e->last_isn[peer], isn;
+	uint32_t base = t->next_seq, isn;
 
-	if (!prev && !floor) {
+	if (!base && !floor) {
 		isn = (uint32_t)(eqds_rand(e) << EPOCH_SHIFT);
 	} else {
-		uint32_t base = after(floor, prev) ? floor : prev;
-
-		/* Past every seq the old epoch may have used, with a random step. */
+		if (floor && after(floor, base))
+			base = floor;
 		isn = ((base >> EPOCH_SHIFT) + (1u << 12) + (eqds_rand(e) & 0xfff)) << EPOCH_SHIFT;
 	}
-	e->last_isn[peer] = isn;
 	t->isn = t->next_seq = t->infl_lo = isn;
 	t->state = EQDS_TX_SYN_SENT;
 	t->hp_known = false;
 	t->st.tx_epoch = isn;
 	t->copies_due = 0;
 	t->shut_wait = false;
+}
+
+/* The in-flight ring a new tunnel starts with: a window of MTU-sized
+ * packets twice over (resends and fast sends beside it).  Smaller packets
+ * or a resend far behind the rest make it grow (tx_infl_put()). */
+static uint32_t infl_slots_at_first(const struct eqds *e)
+{
+	uint64_t want = 2 * ((uint64_t)e->cfg.bdp_bytes + e->cfg.mtu) / e->cfg.mtu;
+	uint32_t n = INFL_MIN_SLOTS;
+
+	while (n < want && n < INFL_MAX_SLOTS)
+		n *= 2;
+	return n;
 }
 
 struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now)
@@ -44,8 +61,15 @@ struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (t) {
+		t->infl_slots = infl_slots_at_first(e);
+		t->infl = calloc(t->infl_slots, sizeof(*t->infl));
+	}
+	if (!t || !t->infl) {
+		free(t);
 		return NULL;
+	}
+	t->next_seq = t->infl_lo = e->last_seq[peer];
 	t->last_use_ns = now;
 	e->tx[peer] = t;
 	live_set(e->tx_live, peer);
@@ -56,7 +80,7 @@ static void infl_drop_all(struct eqds *e, struct tx_tunnel *t, struct eqt_q *int
 {
 	/* In seq order, so that a resend keeps the order of the first send. */
 	for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
-		struct eqt_pkt **slot = &t->infl[s % INFL_SLOTS];
+		struct eqt_pkt **slot = infl_slot(t, s);
 
 		if (*slot && (*slot)->seq == s) {
 			if (into)
@@ -71,18 +95,20 @@ static void infl_drop_all(struct eqds *e, struct tx_tunnel *t, struct eqt_q *int
 	t->infl_lo = t->next_seq;
 }
 
-void tx_free(struct eqds *e, uint32_t peer)
+void tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 
 	if (!t)
 		return;
-	tx_lease_close(e, peer, t);
+	tx_lease_close(e, peer, t, now);
+	e->last_seq[peer] = t->next_seq;
 	eqds_counters_add(&e->retired[peer], &t->st);
 	infl_drop_all(e, t, NULL);
 	eqt_q_drain(&t->q[0], e->pool);
 	eqt_q_drain(&t->q[1], e->pool);
 	eqt_q_drain(&t->rtx, e->pool);
+	free(t->infl);
 	free(t);
 	e->tx[peer] = NULL;
 	live_clear(e->tx_live, peer);
@@ -117,16 +143,35 @@ static void rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 
 static struct eqt_pkt *infl_take(struct tx_tunnel *t, uint32_t seq)
 {
-	struct eqt_pkt **slot = &t->infl[seq % INFL_SLOTS], *p = *slot;
+	struct eqt_pkt **slot = infl_slot(t, seq), *p = *slot;
 
 	if (!p || p->seq != seq)
 		return NULL;
 	*slot = NULL;
 	t->infl_n--;
 	t->infl_bytes -= p->len;
-	while (before(t->infl_lo, t->next_seq) && !t->infl[t->infl_lo % INFL_SLOTS])
+	while (before(t->infl_lo, t->next_seq) && !*infl_slot(t, t->infl_lo))
 		t->infl_lo++;
 	return p;
+}
+
+/* Doubles the in-flight ring: 0, or -1 at INFL_MAX_SLOTS or without
+ * memory.  Seqs apart by other than a multiple of the old size are apart
+ * by other than a multiple of the new one: no two packets collide. */
+static int infl_grow(struct tx_tunnel *t)
+{
+	uint32_t n = t->infl_slots * 2;
+	struct eqt_pkt **r;
+
+	if (n > INFL_MAX_SLOTS || !(r = calloc(n, sizeof(*r))))
+		return -1;
+	for (uint32_t i = 0; i < t->infl_slots; i++)
+		if (t->infl[i])
+			r[t->infl[i]->seq & (n - 1)] = t->infl[i];
+	free(t->infl);
+	t->infl = r;
+	t->infl_slots = n;
+	return 0;
 }
 
 /* CE-mark the inner packet (ECT only), fixing the IPv4 checksum. */
@@ -220,7 +265,7 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	}
 	/* TC could not send this one itself: whatever it had on lease comes
 	 * back, and the edge queue decides from here. */
-	tx_lease_close(e, peer, t);
+	tx_lease_close(e, peer, t, now);
 	t->shut_wait = false;
 	n = tx_backlog_pkts(t);
 	if (n >= e->cfg.edge_limit) {
@@ -258,15 +303,23 @@ static uint32_t pull_target(const struct eqds *e, const struct tx_tunnel *t)
 /* Keeps p (sent, seq set) until it is ACKed, and arms the RTO. */
 void tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
 {
-	/* A slot still taken (more in flight than the ring holds) would
-	 * never be freed: that packet is given up. */
-	struct eqt_pkt **slot = &t->infl[p->seq % INFL_SLOTS];
+	struct eqt_pkt **slot = infl_slot(t, p->seq);
 
-	if (*slot && *slot != p) {
-		struct eqt_pkt *old = infl_take(t, (*slot)->seq);
+	/* A slot still taken: the seqs in flight span more than the ring
+	 * (small packets, or a resend far behind the packets sent after
+	 * it).  The ring grows; only at its cap is the packet there given
+	 * up, and counted. */
+	while (*slot && *slot != p) {
+		if (infl_grow(t)) {
+			struct eqt_pkt *old = infl_take(t, (*slot)->seq);
 
-		if (old)
-			eqt_pkt_put(e->pool, old);
+			if (old) {
+				eqt_pkt_put(e->pool, old);
+				t->st.infl_given_up++;
+			}
+			break;
+		}
+		slot = infl_slot(t, p->seq);
 	}
 	*slot = p;
 	/* A retransmission keeps its seq, which can lie below infl_lo by
@@ -345,53 +398,107 @@ static void send_rts(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_
 	t->st.rts_sent++;
 }
 
+/* The first tunnel of class c, from the class's round-robin cursor, whose
+ * head packet its credit covers (EQDS_MAX_PEERS if none), and that head's
+ * queue.  *queued: whether the class has any packet at all. */
+static uint32_t cls_head(struct eqds *e, uint32_t c, struct eqt_q **head, bool *queued)
+{
+	uint32_t n = live_count(e->tx_live), peer = e->rr[c];
+
+	*queued = false;
+	for (uint32_t i = 0; i < n; i++, peer++) {
+		struct tx_tunnel *t;
+		struct eqt_q *q;
+
+		peer = live_next(e->tx_live, NULL, peer);
+		t = e->tx[peer];
+		if (!t || !(q = head_q(t, c)))
+			continue;
+		*queued = true;
+		if (t->credit < (int64_t)q->head->len)
+			continue;
+		/* No new SYN packet beyond the epoch's SYN window: it waits
+		 * for the receiver's answer (which ends SYN_SENT). */
+		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EPOCH_SYN_SEQS &&
+		    (!q->head->tx_count || before(q->head->seq, t->isn)))
+			continue;
+		*head = q;
+		return peer;
+	}
+	return EQDS_MAX_PEERS;
+}
+
 uint64_t tx_arbiter(struct eqds *e, uint64_t now)
 {
-	uint64_t next = EQT_NO_DEADLINE;
-	int idle_rounds = 0;
+	/* What each class lacked for its head at its last turn, since the
+	 * last packet sent: 0 if it had no turn. */
+	int64_t lack[EQT_NCLS] = { 0 };
 
 	eqt_pacer_update(&e->wire_pacer, now);
-	/* DRR between the classes; round robin among peers within a class;
-	 * a tunnel's retransmissions go before its new data in any class. */
-	while (idle_rounds < EQT_NCLS) {
-		uint32_t c = e->cls_turn, sent = 0, n = live_count(e->tx_live), peer = e->rr[c];
+	/* Deficit round robin between the classes, as classic DRR: a class
+	 * gets drr_quantum bytes at the start of its turn and sends while its
+	 * deficit covers its head; what is left stays for its next turn, so
+	 * any quantum, however small beside a packet, shares the link by
+	 * bytes.  A class with nothing its tunnels' credit covers passes its
+	 * turn; its deficit goes only when it has no packet at all.  Round
+	 * robin among peers within a class; a tunnel's retransmissions go
+	 * before its new data in any class. */
+	for (;;) {
+		struct eqt_q *q = NULL;
+		uint32_t c = e->cls_turn, peer = EQDS_MAX_PEERS, k;
+		int64_t len;
 
-		for (uint32_t i = 0; i < n; i++, peer++) {
-			struct tx_tunnel *t;
-			struct eqt_q *q;
+		for (k = 0; k < EQT_NCLS; k++) {
+			bool queued;
 
-			peer = live_next(e->tx_live, NULL, peer);
-			t = e->tx[peer];
-			if (!t || !(q = head_q(t, c)))
-				continue;
-			if (t->credit < (int64_t)q->head->len)
-				continue;
-			if (e->deficit[c] < (int64_t)q->head->len) {
-				e->deficit[c] += e->cfg.drr_quantum;
-				if (e->deficit[c] < (int64_t)q->head->len)
-					break;	/* next class's turn */
+			c = (e->cls_turn + k) % EQT_NCLS;
+			peer = cls_head(e, c, &q, &queued);
+			if (peer < EQDS_MAX_PEERS)
+				break;
+			if (!queued) {
+				e->deficit[c] = 0;
+				if (c == e->cls_turn)
+					e->turn_fed = false;
 			}
-			if (!eqt_pacer_take(&e->wire_pacer, q->head->len)) {
-				uint64_t w = eqt_pacer_when(&e->wire_pacer, q->head->len);
+		}
+		if (peer == EQDS_MAX_PEERS)
+			return EQT_NO_DEADLINE;	/* the turn stays where it is */
+		if (c != e->cls_turn) {
+			e->cls_turn = c;
+			e->turn_fed = false;
+		}
+		len = q->head->len;
+		if (!e->turn_fed) {
+			if (lack[c]) {
+				/* Every class that can send came short since the
+				 * last send: skip the rounds in which none would
+				 * (a small quantum takes many). */
+				int64_t qn = e->cfg.drr_quantum, r = INT64_MAX;
 
-				return w < next ? w : next;
+				for (uint32_t i = 0; i < EQT_NCLS; i++)
+					if (lack[i] && (lack[i] + qn - 1) / qn < r)
+						r = (lack[i] + qn - 1) / qn;
+				for (uint32_t i = 0; i < EQT_NCLS; i++)
+					if (lack[i])
+						e->deficit[i] += (r - 1) * qn;
+				memset(lack, 0, sizeof(lack));
 			}
-			e->deficit[c] -= q->head->len;
-			send_one(e, peer, t, eqt_q_pop(q), now);
-			e->rr[c] = (peer + 1) % EQDS_MAX_PEERS;
-			sent = 1;
-			break;
+			e->deficit[c] += e->cfg.drr_quantum;
+			e->turn_fed = true;
 		}
-		if (sent) {
-			idle_rounds = 0;
-			continue;	/* same class while its deficit lasts */
+		if (e->deficit[c] < len) {
+			lack[c] = len - e->deficit[c];
+			e->cls_turn = (c + 1) % EQT_NCLS;
+			e->turn_fed = false;
+			continue;
 		}
-		/* Nothing this class can send: it keeps no deficit (DRR). */
-		e->deficit[c] = 0;
-		e->cls_turn = (c + 1) % EQT_NCLS;
-		idle_rounds++;
+		if (!eqt_pacer_take(&e->wire_pacer, (uint32_t)len))
+			return eqt_pacer_when(&e->wire_pacer, (uint32_t)len);
+		e->deficit[c] -= len;
+		send_one(e, peer, e->tx[peer], eqt_q_pop(q), now);
+		e->rr[c] = (peer + 1) % EQDS_MAX_PEERS;
+		memset(lack, 0, sizeof(lack));
 	}
-	return next;
 }
 
 /* A control packet from the receiver of our tunnel to `peer`. */
@@ -404,7 +511,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		return;
 	if (h->type == EQ_T_RST) {
 		/* No fast send may go in the epoch being ended. */
-		tx_lease_close(e, peer, t);
+		tx_lease_close(e, peer, t, now);
 		/* The receiver has no state for us (or an older epoch): with
 		 * anything left to deliver, start a new epoch past its own and
 		 * resend what was in flight. */
@@ -423,8 +530,10 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		restart(e, t, peer, now);
 		return;
 	}
-	/* Anything else acknowledging this epoch ends SYN_SENT. */
-	if (before(h->seq_ack, t->isn))
+	/* Anything else acknowledging this epoch ends SYN_SENT.  isn - 1 is
+	 * this epoch's too: the answer to an RTS acknowledges the last seq
+	 * delivered in order, and none has been yet (receiver.c). */
+	if (before(h->seq_ack, t->isn - 1))
 		return;		/* about an older epoch */
 	t->last_ctl_ns = now;
 	t->busy_until = now + h->aux;
@@ -466,7 +575,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		/* Trimmed: it left the network as a header, so its credit is
 		 * gone; the receiver's pulls pay for the retransmission. */
 		if ((p = infl_take(t, h->seq_ack))) {
-			tx_lease_close(e, peer, t);	/* the resend goes first */
+			tx_lease_close(e, peer, t, now);	/* the resend goes first */
 			eqt_q_push(&t->rtx, p);
 			t->st.rx_nacks++;
 		} else {
@@ -507,7 +616,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		uint64_t r = rto(e, t), oldest = EQT_NO_DEADLINE;
 
 		for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
-			struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
+			struct eqt_pkt *p = *infl_slot(t, s);
 
 			if (p && p->seq == s && p->t_ns < oldest)
 				oldest = p->t_ns;
@@ -525,9 +634,9 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			 * pulls and ACKs: then the pulls pay. */
 			bool silent = now - t->last_ctl_ns >= r;
 
-			tx_lease_close(e, peer, t);	/* the resends go first */
+			tx_lease_close(e, peer, t, now);	/* the resends go first */
 			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
-				struct eqt_pkt *p = t->infl[s % INFL_SLOTS];
+				struct eqt_pkt *p = *infl_slot(t, s);
 
 				if (!p || p->seq != s)
 					continue;
