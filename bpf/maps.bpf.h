@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include "edgeq/maps.h"
 #include "edgeq/lease.h"
+#include "edgeq/rx.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -88,19 +89,40 @@ struct {
 	__type(value, struct eq_credit);
 } eq_credit SEC(".maps");
 
+/* Direct delivery (rx.h): the receive order XDP and the agent share, and
+ * the doorbell XDP rings when it delivered something the agent has not
+ * seen (the ring's records are peer slots; the agent reads eq_rx). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct eq_rx);
+} eq_rx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} eq_rx_bell SEC(".maps");
+
 /* The agent is alive while its heartbeat is younger than agent_dead_ns.
  * A heartbeat written by another CPU after our clock read looks like the
  * future: the signed difference keeps that alive. */
-static __always_inline bool eq_agent_alive(const struct eq_config *cfg)
+static __always_inline __u32 eq_agent_live_flags(const struct eq_config *cfg)
 {
 	__u32 zero = 0;
 	struct eq_agent *ag = bpf_map_lookup_elem(&eq_agent, &zero);
 	__u64 hb;
 
 	if (!ag || !(ag->flags & EQ_AGENT_READY))
-		return false;
+		return 0;
 	hb = ag->heartbeat_ns;
-	return hb && (__s64)(bpf_ktime_get_ns() - hb) < (__s64)cfg->agent_dead_ns;
+	return hb && (__s64)(bpf_ktime_get_ns() - hb) < (__s64)cfg->agent_dead_ns ? ag->flags : 0;
+}
+
+static __always_inline bool eq_agent_alive(const struct eq_config *cfg)
+{
+	return eq_agent_live_flags(cfg) & EQ_AGENT_READY;
 }
 
 /* Map an IPv4 address (network order) to ::ffff:a.b.c.d. */

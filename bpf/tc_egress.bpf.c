@@ -22,6 +22,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <linux/tcp.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -52,6 +53,8 @@ struct inner_info {
 	struct eq_prefix_key	key;
 	__u8			tos;	/* IPv4 TOS or IPv6 traffic class */
 	__u8			proto;	/* EQ_PROTO_IPV4 / EQ_PROTO_IPV6 */
+	__u8			l4;	/* IP protocol (IPv6: next header) */
+	__u8			ihl;	/* inner IP header bytes */
 };
 
 static __always_inline int parse_inner(struct __sk_buff *skb, struct inner_info *in)
@@ -68,6 +71,8 @@ static __always_inline int parse_inner(struct __sk_buff *skb, struct inner_info 
 		eq_addr_from_v4(&in->key.addr, ip->daddr);
 		in->tos = ip->tos;
 		in->proto = EQ_PROTO_IPV4;
+		in->l4 = ip->protocol;
+		in->ihl = ip->ihl * 4;
 		return 0;
 	}
 	struct ipv6hdr *ip6 = data + ETH_HLEN;
@@ -78,6 +83,8 @@ static __always_inline int parse_inner(struct __sk_buff *skb, struct inner_info 
 	__builtin_memcpy(&in->key.addr, &ip6->daddr, 16);
 	in->tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 	in->proto = EQ_PROTO_IPV6;
+	in->l4 = ip6->nexthdr;
+	in->ihl = sizeof(*ip6);
 	return 0;
 }
 
@@ -104,22 +111,60 @@ static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *c
 	eq->data.frame_len = bpf_htonl(d->frame_len);	/* 0: not the agent's (wire.md) */
 }
 
-/* A fast send: a whole packet (not GSO: its segments' sizes are known
- * only after segmentation) that the lease covers.  It gets the lease's
- * seq, states its frame length as the agent would, and asks for no
- * more pulls than the agent already has. */
-static __always_inline bool fast_take(struct eq_credit *bucket, __u32 frame,
-				      struct data_fields *d)
+/* A fast send: a packet whose frames the lease covers.  It gets the
+ * lease's seq, states its frame length as the agent would, and asks for
+ * no more pulls than the agent already has.  A GSO packet over an IPv4
+ * underlay takes one seq per segment and the bytes of every segment's
+ * frame: segmentation copies the header to each segment and counts the
+ * outer IPv4 ID up from 0, and the receiver adds the ID to the seq
+ * (wire.h), trimmed segments included.  Over IPv6 the segments would
+ * share a seq: a GSO packet goes to the agent, which sends them one by
+ * one. */
+static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *bucket,
+				      const struct inner_info *in, __u32 overhead, bool v6,
+				      bool gso, __u32 segs, struct data_fields *d)
 {
-	__u32 seq;
+	__u32 frame = skb->len, hdrs, l4 = 8, seq;	/* encapsulated already */
 
-	if (!eq_lease_take(&bucket->lease.word, frame, &seq))
+	if (gso) {
+		struct tcphdr th;
+
+		if (v6 || segs < 1 || segs > 0xffff || in->ihl < 20)
+			return false;
+		if (in->l4 == IPPROTO_TCP) {
+			if (bpf_skb_load_bytes(skb, ETH_HLEN + overhead + in->ihl, &th, sizeof(th)))
+				return false;
+			l4 = th.doff * 4;
+		} else if (in->l4 != IPPROTO_UDP) {
+			return false;
+		}
+		/* The GSO frame is the first segment's headers and all the
+		 * payload; each further segment repeats the headers. */
+		hdrs = ETH_HLEN + overhead + in->ihl + l4;
+		frame += (segs - 1) * hdrs;
+	}
+	if (!eq_lease_take_n(&bucket->lease.word, frame, gso ? segs : 1, &seq))
 		return false;
 	d->seq = seq;
 	d->flags = EQ_F_FAST;
-	d->frame_len = frame;
+	d->frame_len = gso ? hdrs + skb->gso_size : frame;	/* a full segment's */
 	d->pull_target = bucket->pull_target;
 	return true;
+}
+
+/* The packet's socket is TCP with data in flight (ACKs to come). */
+static __always_inline bool tcp_in_flight(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = skb->sk;
+	struct bpf_tcp_sock *tp;
+
+	if (!sk)
+		return false;
+	sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return false;
+	tp = bpf_tcp_sock(sk);
+	return tp && tp->packets_out > 0;
 }
 
 /* Encapsulates skb for peer.  With `bucket` (a live agent lending credit)
@@ -160,7 +205,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	}
 	/* Only now, with nothing left that can fail: leased credit and its
 	 * seq cannot be given back. */
-	*fast = bucket && !gso && fast_take(bucket, ETH_HLEN + inner_len + overhead, &d);
+	*fast = bucket && fast_take(skb, bucket, in, overhead, v6, gso, segs, &d);
 	if (!*fast) {
 		/* Segments of one GSO packet share this seq; on IPv4 the
 		 * receiver adds the outer IP ID, which segmentation counts
@@ -276,8 +321,12 @@ int tc_egress(struct __sk_buff *skb)
 	}
 	ps = bpf_map_lookup_elem(&eq_peer_stats, &pv->peer);
 	if (cfg->scheme == EQ_SCHEME_EQDS) {
-		if (eq_agent_alive(cfg)) {
+		__u32 agent = eq_agent_live_flags(cfg);
+
+		if (agent & EQ_AGENT_READY) {
 			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
+			/* Before encap(): growing the packet clears gso_segs. */
+			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
 			int rc = encap(skb, cfg, peer, ps, &in, st, bucket, &fast);
 
 			if (rc != TC_ACT_OK)
@@ -292,15 +341,49 @@ int tc_egress(struct __sk_buff *skb)
 				 * its seq a hole the receiver waits out
 				 * (reorder_timeout). */
 				if (bpf_clone_redirect(skb, cfg->copy_ifindex, 0))
-					st->tx_fast_noclone++;
-				st->tx_fast++;
+					st->tx_fast_noclone += segs;
+				st->tx_fast += segs;	/* by segment, as the copies come */
 				return TC_ACT_OK;
 			}
-			/* Nothing may overtake this packet on a fast send
-			 * until the agent has sent it. */
-			if (bucket && (bucket->lease.parts.bytes & EQ_LEASE_OPEN) &&
-			    eq_lease_shut(&bucket->lease.word))
-				st->tx_lease_shut++;
+			if (bucket) {
+				/* Read before the agent wrote taken: never negative. */
+				__s32 transit = bucket->handed - bucket->taken;
+				__u32 waiting = (transit > 0 ? transit : 0) + bucket->queued;
+
+				/* The lease does not cover it, and the packet's
+				 * TCP socket has data in flight: its ACKs bring
+				 * the packet back (TCP keeps what the device
+				 * refused), by when pulls will have topped the
+				 * lease up, or emptied the edge queue for the
+				 * lease to open again.  Handed to the agent, it
+				 * would take the lease back, and keep the queue
+				 * full: the tunnel's bulk would go through the
+				 * agent for good.  Only when the lease is closed
+				 * and nothing waits (the tunnel's first packets,
+				 * resends first) does it join the agent's queue. */
+				if (((bucket->lease.parts.bytes & EQ_LEASE_OPEN) || waiting) &&
+				    tcp_in_flight(skb)) {
+					st->tx_credit_wait++;
+					return TC_ACT_SHOT;
+				}
+				/* The edge queue is full: refused, not dropped.
+				 * The stack keeps the packet (TCP sends it again
+				 * with its next ACK, as after a full qdisc) and
+				 * slows down, instead of the agent losing it. */
+				if ((agent & EQ_AGENT_SHOWS_QUEUE) &&
+				    waiting + segs > cfg->eqds.edge_limit) {
+					st->tx_backpressure++;
+					return TC_ACT_SHOT;
+				}
+				/* Nothing may overtake this packet on a fast
+				 * send until the agent has sent it: an open
+				 * lease is shut, and the agent opens no new one
+				 * before it has read every packet handed to it. */
+				if ((bucket->lease.parts.bytes & EQ_LEASE_OPEN) &&
+				    eq_lease_shut(&bucket->lease.word))
+					st->tx_lease_shut++;
+				__sync_fetch_and_add(&bucket->handed, segs);
+			}
 			/* Out of eqa, whose missing offloads make the kernel
 			 * segment and checksum, into eqb and the agent. */
 			st->tx_to_agent++;

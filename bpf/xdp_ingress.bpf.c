@@ -223,6 +223,66 @@ static __always_inline void count_rx(__u32 *slot, __u32 inner_len, __u8 outer_ec
 	count_peer(slot, inner_len, outer_ecn, ecn);
 }
 
+/* What XDP delivered itself, for the agent's pulls and ACKs (rx.h): the
+ * sender spent `spent` bytes on its `segs` seqs and asked for
+ * pull_target.  The doorbell rings once until the agent has looked. */
+static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const struct eq_hdr *eq,
+					   __u8 outer_ecn, __u32 spent, __u32 segs)
+{
+	__u32 target = bpf_ntohl(eq->data.pull_target);
+
+	__sync_fetch_and_add(&rx->pkts, segs);
+	__sync_fetch_and_add(&rx->bytes, spent);
+	if (outer_ecn == EQ_ECN_CE)
+		__sync_fetch_and_add(&rx->ce, segs);
+	if (eq_seq_before(rx->pull_target, target))
+		rx->pull_target = target;	/* racing CPUs: the agent takes the max it sees */
+	if (!__sync_lock_test_and_set(&rx->dirty, 1))
+		bpf_ringbuf_output(&eq_rx_bell, slot, sizeof(*slot), 0);
+}
+
+/* How many of the sender's seqs this frame is, and the bytes it spent on
+ * them (*spent).  One, normally.  A GSO fast send crosses a veth whole
+ * when the receiving side runs XDP generically (its sender's TSO then
+ * stays on): its header says a full segment's frame_len, and each
+ * segment would have repeated the headers.  0 when it cannot tell. */
+static __always_inline __u32 gso_segs(const struct eq_hdr *eq, void *inner, void *end,
+				      __u32 hdrs_before, __u32 flen, __u32 *spent)
+{
+	__u32 full = bpf_ntohl(eq->data.frame_len), hdrs, l4 = 8, mss;
+	__u8 *ip = inner, proto;
+
+	*spent = flen < full ? flen : full;
+	if (flen <= full)
+		return 1;
+	if ((void *)(ip + 40) > end)
+		return 0;
+	if ((ip[0] >> 4) == 4) {
+		hdrs = (ip[0] & 0x0f) * 4;
+		proto = ip[9];
+	} else {
+		hdrs = 40;
+		proto = ip[6];
+	}
+	if (proto == IPPROTO_TCP) {
+		__u8 *doff = ip + (hdrs & 0x3c) + 12;
+
+		if ((void *)(doff + 1) > end)
+			return 0;
+		l4 = (*doff >> 4) * 4;
+	} else if (proto != IPPROTO_UDP) {
+		return 0;
+	}
+	hdrs += hdrs_before + l4;
+	if (full <= hdrs || flen <= hdrs)
+		return 0;
+	mss = full - hdrs;
+	__u32 segs = (flen - hdrs + mss - 1) / mss;
+
+	*spent = flen + (segs - 1) * hdrs;
+	return segs;
+}
+
 SEC("xdp")
 int xdp_ingress(struct xdp_md *ctx)
 {
@@ -230,12 +290,18 @@ int xdp_ingress(struct xdp_md *ctx)
 	struct eq_config *cfg = bpf_map_lookup_elem(&eq_config, &zero);
 	struct eq_stats *st = bpf_map_lookup_elem(&eq_stats, &zero);
 	struct eq_underlay_val *uv;
+	struct eq_rx *rx = NULL;
 	struct eq_peer *peer;
+	__u32 key = EQ_XSK_WIRE;
 	struct outer o = {};
 	struct eq_hdr *eq;
 	__u64 *bad;
 	__u32 eq_len, inner_len, seq, slot;
 	void *end;
+
+	/* The frame's length, a number (a packet pointer must not be kept
+	 * in 32 bits on the stack). */
+	__u32 flen = (long)ctx->data_end - (long)ctx->data;
 
 	if (!cfg || !st)
 		return XDP_PASS;
@@ -285,26 +351,20 @@ int xdp_ingress(struct xdp_md *ctx)
 	}
 
 	if (cfg->scheme == EQ_SCHEME_EQDS && for_agent(eq)) {
-		__u32 key = EQ_XSK_WIRE;
-
 		/* The agent's socket is bound to queue 0 only (docs/agent.md). */
 		if (eq_agent_alive(cfg) && ctx->rx_queue_index == 0 &&
 		    bpf_map_lookup_elem(&eq_xsks, &key)) {
-			if (cfg->agent_frame_max && ctx->data_end - ctx->data > cfg->agent_frame_max) {
-				/* The socket's frames are smaller: the kernel
-				 * would drop it, counted only in the socket. */
-				st->rx_agent_too_big++;
-				return XDP_DROP;
-			}
-			if (eq_type(eq) == EQ_T_DATA)
-				count_rx(&slot, o.udp_len - sizeof(struct udphdr) - eq_len, o.ecn,
-					 (void *)eq + (eq_len & 0x3ff), end);
-			st->rx_to_agent++;
-			return bpf_redirect_map(&eq_xsks, key, XDP_DROP);
+			/* DATA past the tunnel's setup may be in order: XDP
+			 * delivers it if the agent lets it (rx.h). */
+			if (eq_type(eq) == EQ_T_DATA && !(eq->flags & EQ_F_SYN))
+				rx = bpf_map_lookup_elem(&eq_rx, &slot);
+			if (!rx)
+				goto to_agent;
+		} else {
+			/* Agent down, or this queue has no socket: DATA is
+			 * still delivered below, the rest counted and dropped. */
+			st->rx_agent_err++;
 		}
-		/* Agent down, or this queue has no socket: DATA is still
-		 * delivered below, the rest counted and dropped. */
-		st->rx_agent_err++;
 	}
 
 	switch (eq_type(eq)) {
@@ -324,11 +384,25 @@ int xdp_ingress(struct xdp_md *ctx)
 	bad = check_inner((void *)eq + (eq_len & 0x3ff), end, eq->proto, inner_len, o.ecn, st,
 			  &inner_ecn);
 	if (bad) {
+		/* CE over Not-ECT still wants its ACK: the agent's to drop. */
+		if (rx && bad == &st->rx_drop_ecn)
+			goto to_agent;
 		*bad += 1;
 		return XDP_DROP;
 	}
 
 	seq = bpf_ntohl(eq->data.seq) + o.ip_id;
+	if (rx) {
+		__u32 spent, segs = gso_segs(eq, (void *)eq + (eq_len & 0x3ff), end,
+					     ETH_HLEN + o.l3_len + sizeof(struct udphdr) + eq_len,
+					     flen, &spent);
+
+		/* Next in order and the agent holds nothing back: ours. */
+		if (!segs || !eq_rx_take_n(&rx->order.word, seq, segs))
+			goto to_agent;
+		deliver_direct(rx, &slot, eq, o.ecn, spent, segs);
+		st->rx_direct++;
+	}
 	if (!eq_seq_before(seq, peer->rx_seq_next))
 		peer->rx_seq_next = seq + 1;	/* advisory: reordering is the agent's (issue 4) */
 	if (peer->rx_sender_id != bpf_ntohs(eq->sender_id))
@@ -357,6 +431,19 @@ int xdp_ingress(struct xdp_md *ctx)
 	neth->h_proto = bpf_htons(proto == EQ_PROTO_IPV6 ? ETH_P_IPV6 : ETH_P_IP);
 	st->rx_decap++;
 	return XDP_PASS;
+
+to_agent:
+	if (cfg->agent_frame_max && flen > cfg->agent_frame_max) {
+		/* The socket's frames are smaller: the kernel would drop it,
+		 * counted only in the socket. */
+		st->rx_agent_too_big++;
+		return XDP_DROP;
+	}
+	if (eq_type(eq) == EQ_T_DATA)
+		count_rx(&slot, o.udp_len - sizeof(struct udphdr) - eq_len, o.ecn,
+			 (void *)eq + (eq_len & 0x3ff), end);
+	st->rx_to_agent++;
+	return bpf_redirect_map(&eq_xsks, key, XDP_DROP);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -38,7 +38,8 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       "\"rto_fired\":%llu,\"edge_drops\":%llu,\"edge_marks\":%llu,\"rts_sent\":%llu,"
 		       "\"rx_data\":%llu,\"rx_trimmed\":%llu,\"rx_dup\":%llu,\"rx_ooo\":%llu,"
 		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u,"
-		       "\"tx_fast\":%llu,\"lease_bytes\":%llu}",
+		       "\"tx_fast\":%llu,\"lease_bytes\":%llu,\"rx_direct\":%llu,\"pull_pkts\":%llu,"
+		       "\"infl_given_up\":%llu}",
 		       (long long)a.credit, a.tx_state, a.backlog_pkts,
 		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
@@ -48,15 +49,16 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
 		       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent,
 		       a.pull_no, a.rx_expected, (unsigned long long)a.tx_fast,
-		       (unsigned long long)a.lease_bytes);
+		       (unsigned long long)a.lease_bytes, (unsigned long long)a.rx_direct,
+		       (unsigned long long)a.pull_pkts, (unsigned long long)a.infl_given_up);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
 
 	printf("      agent: tunnel %s, credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
 	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
-	       "%llu RTS), edge drops %llu marks %llu; received %llu (%llu trimmed, %llu dup, "
-	       "%llu out of order, %llu gaps), pulls %llu\n",
+	       "%llu RTS), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
+	       "%llu dup, %llu out of order, %llu gaps), pulls %llu in %llu PULLs\n",
 	       a.tx_state < 3 ? states[a.tx_state] : "?", (long long)a.credit,
 	       (unsigned long long)a.lease_bytes, a.backlog_pkts,
 	       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
@@ -64,9 +66,11 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
 	       (unsigned long long)a.rto_fired, (unsigned long long)a.rts_sent,
 	       (unsigned long long)a.edge_drops, (unsigned long long)a.edge_marks,
-	       (unsigned long long)a.rx_data, (unsigned long long)a.rx_trimmed,
+	       (unsigned long long)a.rx_data, (unsigned long long)a.rx_direct,
+	       (unsigned long long)a.rx_trimmed,
 	       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
-	       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent);
+	       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent,
+	       (unsigned long long)a.pull_pkts);
 }
 
 static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)

@@ -46,8 +46,19 @@ struct eq_credit {
 	union eq_lease_word lease;
 	__u32	pull_target;	/* the pull target TC stamps: the agent's
 				 * highest pull (a fast send asks for nothing more) */
+	/* The edge queue, for TC: packets TC handed to the agent (atomic
+	 * add, a GSO packet counting its segments), those the agent has
+	 * read, and those it holds.  handed - taken + queued is what waits
+	 * for the agent; at edge_queue, TC refuses the packet to the stack
+	 * (backpressure: TCP keeps it and sends it later) rather than have
+	 * the agent drop it.  handed == taken also tells the agent that no
+	 * packet is on its way to it that a new lease's fast sends could
+	 * overtake. */
+	__u32	handed;
+	__u32	taken;		/* written by the agent */
+	__u32	queued;		/* written by the agent */
 	__u32	pad0;
-	__u64	pad1[6];
+	__u64	pad1[4];
 };
 
 #ifndef EQ_LEASE_INLINE
@@ -59,9 +70,10 @@ struct eq_credit {
  * sends the packet the slow way. */
 #define EQ_LEASE_TRIES		4
 
-/* TC: spend `bytes` of the lease for one packet.  1 and the packet's seq
- * in *seq on success; 0 when the lease is closed, shut or short. */
-EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
+/* TC: spend `bytes` of the lease for `n` packets (the segments of a GSO
+ * packet).  1 and the first packet's seq in *seq on success (the others
+ * follow it); 0 when the lease is closed, shut or short. */
+EQ_LEASE_INLINE int eq_lease_take_n(__u64 *word, __u32 bytes, __u32 n, __u32 *seq)
 {
 	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
 		union eq_lease_word old, new;
@@ -71,13 +83,20 @@ EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
 		    (old.parts.bytes & EQ_LEASE_BYTES) < bytes)
 			return 0;
 		new.parts.bytes = old.parts.bytes - bytes;
-		new.parts.seq = old.parts.seq + 1;
+		new.parts.seq = old.parts.seq + n;
 		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word) {
 			*seq = old.parts.seq;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+/* TC: spend `bytes` of the lease for one packet.  1 and the packet's seq
+ * in *seq on success; 0 when the lease is closed, shut or short. */
+EQ_LEASE_INLINE int eq_lease_take(__u64 *word, __u32 bytes, __u32 *seq)
+{
+	return eq_lease_take_n(word, bytes, 1, seq);
 }
 
 /* TC: a packet to this peer goes to the agent (short lease, GSO): no fast

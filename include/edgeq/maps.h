@@ -136,6 +136,8 @@ struct eq_eqds_config {
 	__u64	rto_ns;			/* retransmission timeout */
 	__u32	drr_quantum;		/* bytes per class per DRR round */
 	__u32	fast_path;		/* 1: the agent lends credit to TC (lease.h) */
+	__u32	direct_rx;		/* 1: XDP delivers in-order DATA itself (rx.h) */
+	__u32	pad;
 };
 
 /* eq_config (array of one): what the programs need and what attach did. */
@@ -220,6 +222,8 @@ struct eq_agent {
 };
 
 #define EQ_AGENT_READY		0x1
+#define EQ_AGENT_SHOWS_QUEUE	0x2	/* it keeps eq_credit's taken and queued
+					 * up to date: TC may apply backpressure */
 
 /* eq_agent_peers (array, same index as eq_peers): the agent's per-peer
  * state for `bpftool map dump` and `edgeq status`. */
@@ -239,6 +243,9 @@ struct eq_agent_peer {
 	__u32	rx_expected;
 	__u32	reorder_pkts;
 	__u64	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps, pulls_sent;
+	__u64	rx_direct;		/* of rx_data: delivered by XDP itself (rx.h) */
+	__u64	pull_pkts;		/* PULL packets: one grants several pulls */
+	__u64	infl_given_up;		/* in flight, dropped unACKed (ring at its cap) */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */
@@ -273,12 +280,18 @@ struct eq_stats {
 	__u64	agent_rx;		/* eqb: frames redirected to the agent */
 	__u64	agent_rx_err;		/* eqb: no agent socket to take them */
 	/* the fast path (scheme eqds, lease.h) */
-	__u64	tx_fast;		/* sent to the wire on leased credit */
+	__u64	tx_fast;		/* sent to the wire on leased credit (segments) */
 	__u64	tx_fast_noclone;	/* ... but the agent's copy could not be made */
 	__u64	tx_lease_shut;		/* leases shut: a packet went to the agent past one */
 	__u64	agent_deliver;		/* eqa: the agent's deliveries, into the stack on
 					 * the attached interface (tc_deliver) */
 	__u64	rx_agent_too_big;	/* for the agent but larger than its frames */
+	__u64	rx_direct;		/* scheme eqds: in-order DATA XDP delivered itself
+					 * (rx.h), the agent told through eq_rx */
+	__u64	tx_backpressure;	/* refused to the stack: the peer's edge queue
+					 * was full (TCP sends it again later) */
+	__u64	tx_credit_wait;		/* refused to TCP with data in flight while the
+					 * lease was short: it comes back on the fast path */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -69,7 +69,13 @@ enum eq_type {
 #define EQ_F_ECE	0x08	/* control packet echoes a CE mark */
 #define EQ_F_RTX	0x10	/* DATA is a retransmission */
 #define EQ_F_FAST	0x20	/* DATA sent by the sender's TC on leased credit (lease.h) */
-/* 0x40, 0x80 reserved: sent as 0, ignored on receipt */
+#define EQ_F_CUM	0x40	/* ACK: cumulative, every seq before `ack` arrived (the
+				 * receiver's XDP delivered them itself: rx.h) */
+/* 0x80 reserved: sent as 0, ignored on receipt */
+/* Bytes a frame costs on Ethernet beyond its own: preamble and start
+ * delimiter (8), FCS (4), the inter-frame gap (12).  Pacers at a link
+ * rate count them. */
+#define EQ_ETH_FRAMING		24
 
 /* Inner protocol (byte 3): IANA protocol numbers, as in IP-in-IP. */
 #define EQ_PROTO_IPV4	4

@@ -16,6 +16,12 @@
  *    not, non-IP passed.
  *  - tc_deliver (eqa ingress): the agent's deliveries are redirected into
  *    the attached interface's ingress, counted; anything else dropped.
+ *  - backpressure (tc_egress): with the agent showing its edge queue in
+ *    eq_credit, a packet for the agent when the queue is full is refused
+ *    (counted), and one handed over is counted in `handed`.
+ *  - direct delivery (xdp_ingress, rx.h): in-order DATA while the agent
+ *    keeps the word open goes up from XDP, the word advanced, the counts
+ *    and the doorbell for the agent; anything else goes to the agent.
  *  - the fast path (tc_egress, lease.h): a packet the open lease in
  *    eq_credit covers goes to the wire with EQ_F_FAST, the lease's seq,
  *    its frame length and the bucket's pull_target, and a copy to the
@@ -57,6 +63,8 @@
 #include "tc_deliver.skel.h"
 #include "pkt.h"
 #include "edgeq/lease.h"
+#include "edgeq/rx.h"
+#include "edgeq/ecn.h"
 
 #define DEAD_NS		(200 * 1000000ULL)
 #define UMEM_FRAMES	64
@@ -976,6 +984,199 @@ static void deliver__into_the_attached_interface(void **state)
 	tc_deliver__destroy(d);
 }
 
+/* ---- backpressure (tc_egress, lease.h) ---- */
+
+static void set_edge_limit(struct fx *fx, uint32_t limit)
+{
+	struct eq_config c;
+
+	assert_int_equal(pkt_get_config(&fx->mtc, &c), 0);
+	c.eqds.edge_limit = limit;
+	assert_int_equal(pkt_set_config(&fx->mtc, &c), 0);
+}
+
+static void set_queue(struct fx *fx, uint32_t handed, uint32_t taken, uint32_t queued)
+{
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_credit c = { .pull_target = PULL_TARGET, .handed = handed, .taken = taken,
+			       .queued = queued };
+
+	assert_int_equal(bpf_map_update_elem(credit_fd(fx), &slot, &c, 0), 0);
+}
+
+static void set_agent_flags(struct fx *fx, uint32_t flags)
+{
+	uint32_t zero = 0;
+	struct eq_agent ag = { .heartbeat_ns = mono_ns(), .pid = 1, .flags = flags };
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(fx->tc->maps.eq_agent), &zero, &ag, 0), 0);
+}
+
+/* What waits for the agent: in transit (handed - taken) and queued.  At
+ * the limit, a packet is refused to the stack and counted; below, it goes
+ * and is counted as handed.  A `taken` read ahead of `handed` counts as
+ * nothing in transit. */
+static void backpressure__refused_at_the_edge_limit(void **state)
+{
+	struct fx *fx = *state;
+
+	set_agent_flags(fx, EQ_AGENT_READY | EQ_AGENT_SHOWS_QUEUE);
+	set_edge_limit(fx, 10);
+	set_queue(fx, 7, 4, 7);			/* 3 + 7: full */
+	assert_int_equal(tc_send(fx), TC_ACT_SHOT);
+	assert_int_equal(get_credit(fx, PKT_PEER_SLOT).handed, 7);
+	set_queue(fx, 7, 5, 7);			/* 2 + 7: room for one */
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	assert_int_equal(get_credit(fx, PKT_PEER_SLOT).handed, 8);
+	set_queue(fx, 7, 9, 9);			/* taken ahead: 0 + 9 */
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	set_queue(fx, 7, 9, 10);
+	assert_int_equal(tc_send(fx), TC_ACT_SHOT);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 4, .tx_to_agent = 2,
+						    .tx_backpressure = 2 });
+}
+
+/* An agent that does not show its queue (eq_credit not mapped): never
+ * refused, whatever the counts say. */
+static void backpressure__only_when_the_agent_shows_its_queue(void **state)
+{
+	struct fx *fx = *state;
+
+	set_agent_flags(fx, EQ_AGENT_READY);
+	set_edge_limit(fx, 10);
+	set_queue(fx, 100, 0, 100);
+	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
+	assert_int_equal(get_credit(fx, PKT_PEER_SLOT).handed, 101);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_to_agent = 1 });
+}
+
+/* ---- direct delivery (xdp_ingress, rx.h) ---- */
+
+static int rx_fd(const struct fx *fx)
+{
+	return bpf_map__fd(fx->xdp->maps.eq_rx);
+}
+
+static void set_rx(struct fx *fx, uint32_t next, uint32_t flags)
+{
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_rx r = { .order.parts = { .next = next, .flags = flags } };
+
+	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+}
+
+static struct eq_rx get_rx(const struct fx *fx)
+{
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_rx r;
+
+	assert_int_equal(bpf_map_lookup_elem(rx_fd(fx), &slot, &r), 0);
+	return r;
+}
+
+/* DATA from the peer's agent (frame_len set) with seq, flags, outer TOS
+ * and IPv4 ID. */
+static uint32_t xdp_data(struct fx *fx, uint32_t seq, uint8_t flags, uint8_t tos, uint16_t id)
+{
+	struct pkt_spec s;
+	struct pkt_encap e;
+
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	s.tos = EQ_ECN_ECT0;
+	fx->inner_len = pkt_build_ip(fx->inner, sizeof(fx->inner), &s);
+	pkt_encap_init(&e, AF_INET, &pkt_host_a, &pkt_host_b, fx->inner, fx->inner_len);
+	e.eq.flags = flags;
+	e.eq.data.seq = htonl(seq);
+	e.eq.data.pull_target = htonl(PULL_TARGET);
+	e.eq.data.frame_len = htonl(1234);
+	e.tos = tos;
+	e.ip_id = id;
+	fx->in_len = pkt_build_encap(fx->in, sizeof(fx->in), &e).len;
+	assert_true(fx->in_len > 0);
+	assert_int_equal(pkt_run(bpf_program__fd(fx->xdp->progs.xdp_ingress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	return fx->r.retval;
+}
+
+static int rung;
+
+static int count_ring(void *ctx, void *data, size_t len)
+{
+	assert_int_equal(len, sizeof(uint32_t));
+	assert_int_equal(*(uint32_t *)data, PKT_PEER_SLOT);
+	rung++;
+	return 0;
+}
+
+/* In order, open: delivered here (decapsulated), the word moved on, the
+ * bytes (the frame as received, less than its frame_len of 1234 here),
+ * the pull target and CE counted, and the doorbell rung once until the
+ * agent clears `dirty`. */
+static void direct__in_order_goes_up_from_xdp(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(fx->xdp->maps.eq_rx_bell),
+						  count_ring, NULL, NULL);
+	struct eq_rx r;
+
+	assert_non_null(rb);
+	rung = 0;
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
+	assert_int_equal(fx->r.len, PKT_ETH_LEN + fx->inner_len);
+	assert_memory_equal(fx->r.out + PKT_ETH_LEN + 2, fx->inner + 2, fx->inner_len - 2);
+	/* The outer IPv4 ID numbers GSO segments: seq 998 + ID 3 = 1001. */
+	assert_int_equal(xdp_data(fx, 998, 0, EQ_ECN_CE, 3), XDP_PASS);
+	r = get_rx(fx);
+	assert_int_equal(r.order.parts.next, 1002);
+	assert_int_equal(r.order.parts.flags, EQ_RX_OPEN);
+	assert_int_equal(r.pkts, 2);
+	assert_int_equal(r.bytes, 2 * fx->in_len);
+	assert_int_equal(r.ce, 1);
+	assert_int_equal(r.pull_target, PULL_TARGET);
+	assert_int_equal(r.dirty, 1);
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	assert_int_equal(rung, 1);
+	ring_buffer__free(rb);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 2, .rx_direct = 2 });
+}
+
+/* Out of order, a duplicate, SYN, or the word closed: to the agent,
+ * untouched, the word as it was. */
+static void direct__anything_else_goes_to_the_agent(void **state)
+{
+	struct fx *fx = *state;
+	struct eq_rx r;
+
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_REDIRECT);	/* a gap */
+	assert_int_equal(fx->r.len, fx->in_len);
+	assert_int_equal(xdp_data(fx, 999, 0, 0, 0), XDP_REDIRECT);	/* a duplicate */
+	assert_int_equal(xdp_data(fx, 1000, EQ_F_SYN, 0, 0), XDP_REDIRECT);
+	set_rx(fx, 1000, 0);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_REDIRECT);	/* closed */
+	r = get_rx(fx);
+	assert_int_equal(r.order.parts.next, 1000);
+	assert_int_equal(r.pkts, 0);
+	assert_int_equal(r.dirty, 0);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_to_agent = 4 });
+}
+
+/* The agent down (or its socket gone): DATA is delivered as before the
+ * agent, whatever the word. */
+static void direct__agent_down_delivers_without_the_word(void **state)
+{
+	struct fx *fx = *state;
+
+	set_agent(bpf_map__fd(fx->xdp->maps.eq_agent), DEAD_NS * 2, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	assert_int_equal(xdp_data(fx, 5, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).order.parts.next, 1000);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_agent_err = 1 });
+}
+
 int main(void)
 {
 	/* A network namespace of our own: its lo has no other AF_XDP user. */
@@ -1021,6 +1222,11 @@ int main(void)
 		T(xdp__agent_data_counts_for_the_peer),
 		T(xdp__too_big_for_the_agent_counted),
 		T(deliver__into_the_attached_interface),
+		T(backpressure__refused_at_the_edge_limit),
+		T(backpressure__only_when_the_agent_shows_its_queue),
+		T(direct__in_order_goes_up_from_xdp),
+		T(direct__anything_else_goes_to_the_agent),
+		T(direct__agent_down_delivers_without_the_word),
 	};
 
 	rc = cmocka_run_group_tests_name("agent_gate", tests, NULL, NULL);

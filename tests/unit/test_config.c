@@ -26,7 +26,7 @@
 #define NAME	"t.conf"
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, " \
-	"eqds_mode, asl, fast_path, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
+	"eqds_mode, asl, fast_path, direct_rx, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"rto_us, drr_quantum)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */

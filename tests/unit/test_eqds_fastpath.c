@@ -123,10 +123,14 @@ static struct eqt_pkt *pkt(struct fx *f, uint16_t len)
 	return p;
 }
 
+/* TC hands n packets to the agent (counting them in the bucket, as the
+ * BPF program does), and the agent reads them. */
 static void local(struct fx *f, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		bucket[PEER].handed++;
 		assert_int_equal(eqds_local(f->e, PEER, pkt(f, MTU), f->now), 0);
+	}
 }
 
 static void ctl(struct fx *f, uint8_t type, uint32_t seq, uint32_t pull_no, uint32_t busy_ns)
@@ -456,6 +460,52 @@ static void shut__lease_is_taken_back_by_sync(void **state)
 	eqds_lease_sync(f->e, f->now);
 	assert_int_equal(word().parts.bytes, EQ_LEASE_OPEN | (BDP - 4 * MTU));
 	assert_int_equal(word().parts.seq, isn + 4);
+	fx_free(f);
+}
+
+/* A packet TC hands the agent while no lease is open shuts nothing: the
+ * agent must not open a lease, whose fast sends would overtake it, before
+ * it has read every packet TC counted as handed.  One lost on its way is
+ * waited for an RTO.  Meanwhile the bucket shows TC what waits (taken,
+ * queued): its backpressure. */
+static void lease__waits_for_what_tc_handed_while_closed(void **state)
+{
+	struct fx *f = fx_new(false);
+	uint32_t sent;
+
+	establish(f, 1);
+	eqds_lease_sync(f->e, f->now);
+	assert_true(word().parts.bytes & EQ_LEASE_OPEN);
+	/* A packet through the agent takes the lease back; the agent sends
+	 * it at once (it has credit), and its queue is empty again. */
+	local(f, 1);
+	assert_int_equal(word().word, 0);
+	/* TC hands one more while the lease is closed (nothing to shut);
+	 * the agent has not read it yet. */
+	bucket[PEER].handed++;
+	eqds_lease_sync(f->e, f->now);
+	assert_int_equal(word().word, 0);
+	assert_int_equal(bucket[PEER].handed - bucket[PEER].taken, 1);
+	/* Read: it goes, in order, and only then a lease, numbered after it. */
+	sent = f->rec.n_data;
+	assert_int_equal(eqds_local(f->e, PEER, pkt(f, MTU), f->now), 0);
+	assert_int_equal(f->rec.n_data, sent + 1);
+	eqds_lease_sync(f->e, f->now);
+	assert_int_equal(bucket[PEER].handed, bucket[PEER].taken);
+	assert_int_equal(bucket[PEER].queued, 0);
+	assert_true(word().parts.bytes & EQ_LEASE_OPEN);
+	assert_true(after(word().parts.seq, f->rec.data[sent].seq));
+	/* One that never comes (dropped on its way): an RTO, then a lease. */
+	local(f, 1);
+	bucket[PEER].handed++;
+	eqds_lease_sync(f->e, f->now);
+	assert_int_equal(word().word, 0);
+	f->now += RTO_NS - 1;
+	eqds_lease_sync(f->e, f->now);
+	assert_int_equal(word().word, 0);
+	f->now += 1;
+	eqds_lease_sync(f->e, f->now);
+	assert_true(word().parts.bytes & EQ_LEASE_OPEN);
 	fx_free(f);
 }
 
@@ -926,6 +976,7 @@ static void offer(uint32_t n, uint16_t fixed_len)
 			if ((bucket[0].lease.parts.bytes & EQ_LEASE_OPEN) &&
 			    eq_lease_shut(&bucket[0].lease.word))
 				S.shuts++;
+			bucket[0].handed++;	/* on its way to the agent */
 			e.kind = EV_SLOW;
 			S.slow++;
 		}
@@ -1366,6 +1417,7 @@ int main(void)
 		cmocka_unit_test(fast_send__nack_takes_the_lease_back_and_resends),
 		cmocka_unit_test(local__takes_the_lease_back_and_numbers_after_tc),
 		cmocka_unit_test(shut__lease_is_taken_back_by_sync),
+		cmocka_unit_test(lease__waits_for_what_tc_handed_while_closed),
 		cmocka_unit_test(topup__to_one_bdp_only_when_nothing_is_in_flight),
 		cmocka_unit_test(topup__waits_out_a_busy_receiver),
 		cmocka_unit_test(topup__never_in_rts_mode),

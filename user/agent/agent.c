@@ -23,6 +23,7 @@
 #include <linux/if.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "edgeq/wire.h"
 #include "pins.h"
 #include "frame.h"
@@ -254,6 +255,8 @@ static void publish(struct agent *a)
 			.reorder_pkts = st.reorder_pkts, .rx_data = st.rx_data,
 			.rx_trimmed = st.rx_trimmed, .rx_dup = st.rx_dup, .rx_ooo = st.rx_ooo,
 			.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
+			.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
+			.infl_given_up = st.infl_given_up,
 		};
 		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
 	}
@@ -275,7 +278,7 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 	}
 	ag.heartbeat_ns = alive ? now : 0;
 	ag.pid = alive ? (uint32_t)getpid() : 0;
-	ag.flags = alive ? EQ_AGENT_READY : 0;
+	ag.flags = alive ? EQ_AGENT_READY | (a->credit ? EQ_AGENT_SHOWS_QUEUE : 0) : 0;
 	if (!ag.started_ns && alive)
 		ag.started_ns = now;
 	ag.xsk_mode = a->wire.zero_copy ? 2 : 1;
@@ -316,40 +319,83 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 
 #define CREDIT_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_credit))
 
-/* The fast path: the copy socket on eqd, and eq_credit mapped and handed
- * to the module with every lease closed (a lease an agent killed before
- * left open dies with it).  Without it the agent still works, everything
- * through the edge queue. */
-static void fast_path_open(struct agent *a)
+/* eq_credit, mapped and handed to the module with every lease closed and
+ * every count zero (a lease an agent killed before left open dies with
+ * it): where the module shows TC its edge queue (backpressure) and, with
+ * the fast path, lends it credit.  The fast path also needs the copy
+ * socket on eqd.  Without the map the agent still works: everything
+ * through the edge queue, which then drops what overflows. */
+static void credit_open(struct agent *a)
 {
 	char err[700], name[IF_NAMESIZE];
+	bool lend = a->cfg.eqds.fast_path;
 	void *m;
 
-	if (!a->cfg.eqds.fast_path)
-		return;
-	if (!a->cfg.copy_peer_ifindex || !if_indextoname(a->cfg.copy_peer_ifindex, name)) {
-		fprintf(stderr, "edgeqd: %s: fast path off: no copy interface (attached by an older "
-			"edgeq: detach and attach again)\n", a->ifname);
-		return;
-	}
 	a->fd_credit = pinned(a->pin_dir, EQ_MAP_CREDIT, err, sizeof(err));
 	m = a->fd_credit < 0 ? MAP_FAILED : mmap(NULL, CREDIT_MAP_LEN, PROT_READ | PROT_WRITE,
 						  MAP_SHARED, a->fd_credit, 0);
 	if (m == MAP_FAILED) {
-		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname,
+		fprintf(stderr, "edgeqd: %s: fast path and backpressure off: %s\n", a->ifname,
 			a->fd_credit < 0 ? err : strerror(errno));
 		return;
 	}
-	if (eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, a->frame_size, false, err,
-			sizeof(err))) {
+	if (lend && (!a->cfg.copy_peer_ifindex || !if_indextoname(a->cfg.copy_peer_ifindex, name))) {
+		fprintf(stderr, "edgeqd: %s: fast path off: no copy interface (attached by an older "
+			"edgeq: detach and attach again)\n", a->ifname);
+		lend = false;
+	}
+	if (lend && eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, a->frame_size, false,
+				err, sizeof(err))) {
 		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
-		munmap(m, CREDIT_MAP_LEN);
-		return;
+		lend = false;
 	}
 	a->credit = m;
-	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
+	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++) {
 		__atomic_store_n(&a->credit[i].lease.word, 0, __ATOMIC_RELEASE);
-	eqds_set_bucket(a->eqds, a->credit);
+		__atomic_store_n(&a->credit[i].handed, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&a->credit[i].taken, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&a->credit[i].queued, 0, __ATOMIC_RELEASE);
+	}
+	a->lends = lend;
+}
+
+#define RX_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_rx))
+
+static int bell_rung(void *ctx, void *data, size_t len)
+{
+	return 0;	/* the ring only wakes us: eqds_run() reads eq_rx */
+}
+
+/* Direct delivery (rx.h): eq_rx mapped, every tunnel's word closed (an
+ * agent killed before left them open), and the doorbell.  Without it
+ * every DATA packet comes through the agent, as before. */
+static void direct_rx_open(struct agent *a)
+{
+	char err[700];
+	void *m;
+
+	if (!a->cfg.eqds.direct_rx)
+		return;
+	a->fd_rx = pinned(a->pin_dir, EQ_MAP_RX, err, sizeof(err));
+	a->fd_bell = a->fd_rx < 0 ? -1 : pinned(a->pin_dir, EQ_MAP_RX_BELL, err, sizeof(err));
+	m = a->fd_bell < 0 ? MAP_FAILED : mmap(NULL, RX_MAP_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+					       a->fd_rx, 0);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "edgeqd: %s: direct delivery off: %s\n", a->ifname,
+			a->fd_bell < 0 ? err : strerror(errno));
+		return;
+	}
+	a->bell = ring_buffer__new(a->fd_bell, bell_rung, a, NULL);
+	if (!a->bell) {
+		fprintf(stderr, "edgeqd: %s: direct delivery off: doorbell: %s\n", a->ifname,
+			strerror(errno));
+		munmap(m, RX_MAP_LEN);
+		return;
+	}
+	a->rx = m;
+	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
+		__atomic_store_n(&a->rx[i].order.word, 0, __ATOMIC_RELEASE);
+	eqds_set_rxmap(a->eqds, a->rx);
 }
 
 int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
@@ -361,7 +407,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 
 	memset(a, 0, sizeof(*a));
 	a->fd_config = a->fd_peers = a->fd_xsks = a->fd_agent = a->fd_agent_peers = -1;
-	a->fd_credit = -1;
+	a->fd_credit = a->fd_rx = a->fd_bell = -1;
 	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
 	snprintf(a->pin_dir, sizeof(a->pin_dir), "%s", pin_dir);
 	if ((a->fd_config = pinned(pin_dir, EQ_MAP_CONFIG, err, len)) < 0 ||
@@ -416,13 +462,17 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		snprintf(err, len, "no memory for %u packets", POOL_PKTS);
 		return -1;
 	}
+	credit_open(a);
 	eqds_cfg_from(&a->cfg, &ec);
+	ec.no_lend = !a->lends;
 	a->eqds = eqds_new(&ec, &io, &a->pool, now_ns(), now_ns() ^ ((uint64_t)getpid() << 32));
 	if (!a->eqds) {
 		snprintf(err, len, "bad EQDS settings in the config: %s", strerror(errno));
 		return -1;
 	}
-	fast_path_open(a);
+	if (a->credit)
+		eqds_set_bucket(a->eqds, a->credit);
+	direct_rx_open(a);
 	if (eq_xsk_open(&a->wire, ifname, a->fd_xsks, EQ_XSK_WIRE, a->frame_size, true, err, len) ||
 	    eq_xsk_open(&a->host, peer_if, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false, err, len))
 		return -1;
@@ -430,15 +480,16 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		"wire socket in %s mode; fast path %s\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
 		ec.bdp_bytes, ec.rts ? "RTS" : "trimming",
 		a->wire.zero_copy ? "zero-copy" : "copy (zero copy not supported here)",
-		a->credit ? "on" : "off");
+		a->lends ? "on" : "off");
 	return 0;
 }
 
 int agent_run(struct agent *a)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = eq_xsk_fd(&a->wire), .events = POLLIN },
 		{ .fd = eq_xsk_fd(&a->host), .events = POLLIN },
+		{ .fd = a->bell ? ring_buffer__epoll_fd(a->bell) : -1, .events = POLLIN },
 	};
 
 	/* Timer wakeups here are late by tens of microseconds already: ask
@@ -458,6 +509,10 @@ int agent_run(struct agent *a)
 			;
 		n = eq_xsk_rx(&a->host, BATCH, from_host, a);
 		n += eq_xsk_rx(&a->wire, BATCH, from_wire, a);
+		/* XDP delivered in-order DATA itself: the module reads what in
+		 * eq_rx (eqds_run), the ring only woke us. */
+		if (a->bell)
+			ring_buffer__consume(a->bell);
 		now = now_ns();
 		next = eqds_run(a->eqds, now);
 		eq_xsk_flush(&a->wire);
@@ -488,7 +543,7 @@ int agent_run(struct agent *a)
 								    : next - now;
 			struct timespec ts = { (time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL) };
 
-			if (ppoll(pfd, 2, &ts, NULL) < 0 && errno != EINTR)
+			if (ppoll(pfd, 3, &ts, NULL) < 0 && errno != EINTR)
 				return -errno;
 		}
 	}
@@ -509,6 +564,10 @@ void agent_close(struct agent *a)
 		eqds_free(a->eqds);	/* takes every lease back */
 	if (a->credit)
 		munmap(a->credit, CREDIT_MAP_LEN);
+	if (a->bell)
+		ring_buffer__free(a->bell);
+	if (a->rx)
+		munmap(a->rx, RX_MAP_LEN);
 	eqt_pool_fini(&a->pool);
 	if (a->owns_state)
 		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
@@ -518,7 +577,7 @@ void agent_close(struct agent *a)
 		(unsigned long long)a->cnt.pool_empty, (unsigned long long)a->cnt.ctl_noroute,
 		(unsigned long long)a->cnt.ecn_drops, (unsigned long long)a->cnt.edge_drops,
 		(unsigned long long)a->cnt.csum_completed);
-	for (int *fd = &a->fd_config; fd <= &a->fd_credit; fd++)
+	for (int *fd = &a->fd_config; fd <= &a->fd_bell; fd++)
 		if (*fd >= 0)
 			close(*fd);
 }

@@ -12,17 +12,23 @@
 #include <stdint.h>
 #include "edgeq/maps.h"
 #include "edgeq/lease.h"
+#include "edgeq/rx.h"
 #include "eqds.h"
 #include "peertab.h"
 #include "xsk.h"
 
+
+struct ring_buffer;
 
 struct agent {
 	char			ifname[16];
 	char			pin_dir[512];
 	struct eq_config	cfg;
 	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers, fd_credit;
+	int			fd_rx, fd_bell;
 	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
+	struct eq_rx		*rx;		/* eq_rx, mapped: direct delivery (rx.h) */
+	struct ring_buffer	*bell;		/* eq_rx_bell: XDP delivered something */
 	struct eq_xsk		wire, host;
 	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
 	uint8_t			wire_mac[6];	/* the attached interface's */
@@ -32,6 +38,7 @@ struct agent {
 	bool			active[EQ_MAX_PEERS];	/* peers with state to publish */
 	struct eq_agent_counters cnt;	/* published in eq_agent */
 	uint32_t		frame_size;	/* the sockets' UMEM frames */
+	bool			lends;		/* fast path: credit lent to TC */
 	uint64_t		next_beat, next_publish, next_reload;
 	uint32_t		path_rr;
 	bool			owns_state;	/* eq_agent is ours to write */

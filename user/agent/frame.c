@@ -24,7 +24,7 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 	const struct ethhdr *eth = (const void *)f;
 	const struct udphdr *udp;
 	const struct eq_hdr *eq;
-	uint32_t l3 = ETH_HLEN, udp_len, eq_len;
+	uint32_t l3 = ETH_HLEN, udp_len, eq_len, ip_id = 0;
 
 	memset(fi, 0, sizeof(*fi));
 	if (len < ETH_HLEN)
@@ -42,6 +42,7 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 		v4_mapped(&fi->src, &ip.saddr);
 		v4_mapped(&fi->dst, &ip.daddr);
 		fi->outer_ecn = ip.tos & EQ_ECN_MASK;
+		ip_id = ntohs(ip.id);
 		udp = (const void *)(f + l3 + sizeof(ip));
 		udp_len = ntohs(ip.tot_len) - sizeof(ip);
 	} else if (eth->h_proto == htons(ETH_P_IPV6)) {
@@ -78,6 +79,16 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 	fi->hdr.pull = ntohl(eq->data.pull_target);
 	fi->hdr.aux = ntohl(eq->data.frame_len);
 	fi->hdr.ce = fi->outer_ecn == EQ_ECN_CE;
+	fi->hdr.wire_len = len;
+	if (fi->hdr.type == EQ_T_DATA || fi->hdr.type == EQ_T_TRIMMED) {
+		/* Segments of a GSO packet share the header: the outer IPv4
+		 * ID, which segmentation counts up from 0, says which one this
+		 * is (wire.h).  Every other sender sends ID 0. */
+		fi->hdr.seq_ack += ip_id;
+		/* frame_len is a full segment's: the last one is shorter. */
+		if (fi->hdr.type == EQ_T_DATA && fi->hdr.aux > len)
+			fi->hdr.aux = len;
+	}
 	if (fi->hdr.type != EQ_T_DATA)
 		return 0;
 	fi->inner_off = fi->eq_off + eq_len;

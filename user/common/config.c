@@ -248,11 +248,16 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
 			return fail(err, errlen, name, ln, "fast_path '%s': use on or off", w[1]);
 		b->eqds.fast_path = !strcmp(w[1], "on");
+	} else if (!strcmp(w[0], "direct_rx")) {
+		WANT(2, "direct_rx on|off");
+		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
+			return fail(err, errlen, name, ln, "direct_rx '%s': use on or off", w[1]);
+		b->eqds.direct_rx = !strcmp(w[1], "on");
 	} else if ((rc = parse_number(b, w, nw)) != -ENOENT) {
 		if (rc)
 			return fail(err, errlen, name, ln, "%s", number_usage(w[0]));
 	} else {
-		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, %s)", w[0], number_names());
+		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, direct_rx, %s)", w[0], number_names());
 	}
 #undef WANT
 	return 0;
@@ -302,6 +307,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
 	cfg->bpf.eqds.drr_quantum = 3000;
 	cfg->bpf.eqds.fast_path = 1;
+	cfg->bpf.eqds.direct_rx = 1;
 	if (!copy)
 		return fail(err, errlen, name, 0, "out of memory");
 	/* strsep, not strtok: keeps empty lines so line numbers stay right. */

@@ -14,22 +14,24 @@ void eqt_pacer_init(struct eqt_pacer *p, uint64_t rate_bps, uint64_t burst, uint
 
 void eqt_pacer_update(struct eqt_pacer *p, uint64_t now)
 {
-	uint64_t cap = p->burst * SCALE, dt;
+	int64_t cap = (int64_t)(p->burst * SCALE);
+	uint64_t dt;
 
 	if (now <= p->last_ns)
 		return;
 	dt = now - p->last_ns;
 	p->last_ns = now;
-	/* dt * rate overflows 64 bits only after ~18 s at 1 Tbit/s: cap first. */
-	if (dt > cap / p->rate_bps + 1)
+	/* dt * rate overflows 63 bits only after ~9 s at 1 Tbit/s: cap first
+	 * (a debt is at most one burst, so twice the cap refills anything). */
+	if (dt > 2 * (uint64_t)cap / p->rate_bps + 1)
 		p->tokens_x8e9 = cap;
-	else if ((p->tokens_x8e9 += dt * p->rate_bps) > cap)
+	else if ((p->tokens_x8e9 += (int64_t)(dt * p->rate_bps)) > cap)
 		p->tokens_x8e9 = cap;
 }
 
 int eqt_pacer_take(struct eqt_pacer *p, uint32_t len)
 {
-	uint64_t need = (uint64_t)len * SCALE;
+	int64_t need = (int64_t)len * (int64_t)SCALE;
 
 	if (p->tokens_x8e9 < need)
 		return 0;
@@ -39,9 +41,9 @@ int eqt_pacer_take(struct eqt_pacer *p, uint32_t len)
 
 uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max)
 {
-	uint64_t need = (uint64_t)unit * SCALE, n;
+	int64_t need = (int64_t)unit * (int64_t)SCALE, n;
 
-	if (!need)
+	if (!need || p->tokens_x8e9 < need)
 		return 0;
 	n = p->tokens_x8e9 / need;
 	if (n > max)
@@ -50,11 +52,20 @@ uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max)
 	return (uint32_t)n;
 }
 
+void eqt_pacer_spend(struct eqt_pacer *p, uint32_t len)
+{
+	int64_t debt = -(int64_t)(p->burst * SCALE);
+
+	p->tokens_x8e9 -= (int64_t)len * (int64_t)SCALE;
+	if (p->tokens_x8e9 < debt)
+		p->tokens_x8e9 = debt;
+}
+
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len)
 {
-	uint64_t need = (uint64_t)len * SCALE;
+	int64_t need = (int64_t)len * (int64_t)SCALE;
 
 	if (p->tokens_x8e9 >= need)
 		return p->last_ns;
-	return p->last_ns + (need - p->tokens_x8e9 + p->rate_bps - 1) / p->rate_bps;
+	return p->last_ns + ((uint64_t)(need - p->tokens_x8e9) + p->rate_bps - 1) / p->rate_bps;
 }

@@ -14,7 +14,8 @@ struct eqt_pacer {
 	uint64_t	rate_bps;
 	uint64_t	burst;		/* bytes the bucket holds at most */
 	uint64_t	last_ns;
-	uint64_t	tokens_x8e9;	/* bytes * 8e9, so no fraction is lost */
+	int64_t		tokens_x8e9;	/* bytes * 8e9, so no fraction is lost;
+					 * negative after spend(): owed */
 };
 
 void eqt_pacer_init(struct eqt_pacer *p, uint64_t rate_bps, uint64_t burst, uint64_t now);
@@ -25,6 +26,10 @@ int eqt_pacer_take(struct eqt_pacer *p, uint32_t len);
 /* Takes as many units of `unit` bytes as the bucket holds, up to max:
  * how many it took (a PULL that grants several MTUs at once). */
 uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max);
+/* Takes len bytes whether the bucket holds them or not (bytes that used
+ * the link without asking): it may go into debt, of one burst at most,
+ * which later takes pay back. */
+void eqt_pacer_spend(struct eqt_pacer *p, uint32_t len);
 /* When the bucket will hold len bytes (now if it does). */
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len);
 

@@ -49,6 +49,10 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 	e->bdp_pkts = cfg->bdp_bytes / cfg->mtu;
 	e->asl_head = e->asl_tail = ASL_NONE;
 	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, burst(cfg), now);
+	e->pull_batch = (uint32_t)(cfg->link_bps / 8 * PULL_BATCH_NS / 1000000000ULL /
+				   (cfg->mtu + 14 + EQ_ETH_FRAMING));
+	if (!e->pull_batch)
+		e->pull_batch = 1;
 	eqt_pacer_init(&e->wire_pacer, cfg->link_bps, burst(cfg), now);
 	return e;
 }
@@ -73,6 +77,7 @@ int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 		eqt_pkt_put(e->pool, p);
 		return -EINVAL;
 	}
+	e->host_taken[peer]++;
 	rc = tx_local(e, peer, p, now);
 	if (!rc)
 		tx_arbiter(e, now);	/* credit in hand: no need to wait for a tick */
@@ -115,6 +120,7 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	case EQ_T_RTS:
 		if (p)
 			eqt_pkt_put(e->pool, p);
+		rx_link_used(e, h->wire_len);
 		rx_packet(e, peer, h, NULL, now);
 		break;
 	case EQ_T_PULL:
@@ -123,6 +129,7 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	case EQ_T_RST:
 		if (p)
 			eqt_pkt_put(e->pool, p);
+		rx_link_used(e, h->wire_len);
 		tx_control(e, peer, h, now);
 		tx_arbiter(e, now);
 		break;
@@ -150,6 +157,9 @@ static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
 			next = tx_timers(e, i, now);
 	}
 	if (r) {
+		/* XDP delivered some of its DATA: account for it (direct.c). */
+		if (e->rxmap && __atomic_load_n(&e->rxmap[i].dirty, __ATOMIC_RELAXED))
+			rx_direct_sync(e, i, r, now);
 		if (!r->held_n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
 			rx_free(e, i);
 		else if ((d = rx_timers(e, i, now)) < next)
@@ -218,6 +228,8 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->rx_ooo += from->rx_ooo;
 	to->reorder_gaps += from->reorder_gaps;
 	to->pulls_sent += from->pulls_sent;
+	to->rx_direct += from->rx_direct;
+	to->pull_pkts += from->pull_pkts;
 }
 
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)
@@ -248,6 +260,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->rx_ooo = r->st.rx_ooo;
 		st->reorder_gaps = r->st.reorder_gaps;
 		st->pulls_sent = r->st.pulls_sent;
+		st->rx_direct = r->st.rx_direct;
+		st->pull_pkts = r->st.pull_pkts;
 	}
 	if (peer < EQDS_MAX_PEERS)
 		eqds_counters_add(st, &e->retired[peer]);

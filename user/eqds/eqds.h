@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "eqt.h"
 #include "edgeq/lease.h"
+#include "edgeq/rx.h"
 
 #define EQDS_MAX_PEERS	1024	/* = EQ_MAX_PEERS */
 #define EQDS_ALL_PEERS	UINT32_MAX
@@ -44,6 +45,8 @@ struct eqds_hdr {
 	uint32_t	pull;		/* pull_target (DATA, TRIMMED, RTS) or pull_no */
 	uint32_t	aux;		/* DATA: original frame length; control: busy_ns */
 	uint8_t		ce;		/* the outer header arrived CE-marked */
+	uint32_t	wire_len;	/* the frame as received, Ethernet header
+					 * included (0: not known) */
 };
 
 enum eqds_asl_policy {
@@ -65,6 +68,8 @@ struct eqds_cfg {
 	uint32_t	drr_quantum;	/* bytes per class per DRR round */
 	enum eqds_asl_policy policy;
 	uint64_t	idle_ns;	/* a tunnel idle this long is freed */
+	bool		no_lend;	/* the bucket only shows TC the edge queue: no
+					 * credit is lent (fast_path off) */
 };
 
 /* What the module asks of the agent.  send_data() gets a packet the module
@@ -101,6 +106,8 @@ struct eqds_peer_stats {
 	uint32_t	rx_expected;	/* next in-order seq */
 	uint32_t	reorder_pkts;	/* held now */
 	uint64_t	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps, pulls_sent;
+	uint64_t	rx_direct;	/* of rx_data: delivered by XDP (rx.h) */
+	uint64_t	pull_pkts;	/* PULL packets (one may grant several pulls) */
 };
 
 enum eqds_tx_state { EQDS_TX_CLOSED = 0, EQDS_TX_SYN_SENT = 1, EQDS_TX_ESTABLISHED = 2 };
@@ -125,8 +132,14 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
  * tunnel it was sent in is gone and it must go again. */
 int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
 /* The fast path: `bucket` is the shared eq_credit array (EQDS_MAX_PEERS
- * entries, all closed); NULL turns it off and takes every lease back. */
+ * entries, all closed and zero); NULL turns it off and takes every lease
+ * back.  The module also shows TC its edge queue there (what it took and
+ * holds: backpressure), lending or not (cfg.no_lend). */
 void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket);
+/* Direct delivery: `map` is the shared eq_rx array (EQDS_MAX_PEERS
+ * entries, all closed): XDP delivers a tunnel's in-order DATA itself while
+ * its reorder queue is empty (edgeq/rx.h); NULL turns it off. */
+void eqds_set_rxmap(struct eqds *e, struct eq_rx *map);
 /* Lends the credit of every established tunnel with an empty edge queue
  * to TC, tops the leases up, takes back shut ones.  Call it after what
  * eqds_run() sent is on the wire, so no fast send can overtake it. */

@@ -11,6 +11,7 @@
 #define INFL_MIN_SLOTS	64	/* in-flight ring per tunnel (by seq): at first */
 #define INFL_MAX_SLOTS	(1u << 20)	/* ... and at most (8 MiB of pointers) */
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
+#define PULL_BATCH_NS	16000	/* a PULL grants what the link drains in this */
 #define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
 /* An epoch's SYN packets lie in [isn, isn + EPOCH_SYN_SEQS): the sender
  * numbers no new SYN packet beyond (it waits for the receiver's answer),
@@ -32,6 +33,7 @@ struct tx_tunnel {
 	uint32_t	lease_copies;	/* copies of its sends here already */
 	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */
 	uint64_t	shut_at, copies_since;
+	uint64_t	handed_since;	/* TC's handed count ahead of ours since */
 	/* ACKs and NACKs that came before the copy of the fast send they are
 	 * about (its clone was slower than the round trip): the copy obeys
 	 * them when it comes.  A ring: the oldest goes first. */
@@ -40,6 +42,7 @@ struct tx_tunnel {
 	uint32_t	early_next;
 	uint32_t	told_target;	/* highest pull target we have sent */
 	uint32_t	isn, next_seq, highest_pull;
+	uint32_t	cum_ack;	/* every seq before it arrived (PULL, ACK|CUM) */
 	int64_t		credit;
 	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
 	struct eqt_q	rtx;		/* retransmissions: before new data */
@@ -68,6 +71,10 @@ struct rx_tunnel {
 	uint32_t	turn_left;	/* weighted policy: pulls left in this turn */
 	uint32_t	weight;
 	uint64_t	last_use_ns;
+	/* Direct delivery (rx.h, direct.c): the word is open, and what of
+	 * XDP's cumulative counts this tunnel has taken into account. */
+	bool		direct_open;
+	uint64_t	seen_pkts, seen_bytes, seen_ce;
 	struct eqds_peer_stats st;
 };
 
@@ -95,6 +102,7 @@ struct eqds {
 	struct eqds_io		io;
 	struct eqt_pool		*pool;
 	struct eq_credit	*bucket;	/* the fast path's leases, or NULL */
+	struct eq_rx		*rxmap;		/* direct delivery's words, or NULL */
 	uint64_t		rng;
 	uint32_t		bdp_pkts;
 	uint64_t		now;	/* the latest time an entry point was given:
@@ -107,6 +115,9 @@ struct eqds {
 	/* The seq after the last one each peer's tunnels used: a new epoch
 	 * starts past it, whatever happened to the tunnel (flush, idle). */
 	uint32_t		last_seq[EQDS_MAX_PEERS];
+	/* Packets from the host per peer (eqds_local()): TC counts what it
+	 * handed us in the bucket, and a new lease waits until they match. */
+	uint32_t		host_taken[EQDS_MAX_PEERS];
 	uint32_t		weight[EQDS_MAX_PEERS];
 	/* Counters of freed tunnels (idle, flushed): a peer's counters
 	 * only ever grow, whatever happens to its tunnels. */
@@ -115,6 +126,8 @@ struct eqds {
 	uint32_t		asl_head, asl_tail;
 	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
 	struct eqt_pacer	pull_pacer;
+	uint32_t		pull_batch;	/* pulls one PULL may grant: what the
+						 * link drains in PULL_BATCH_NS */
 	/* the wire arbiter (sender side) */
 	struct eqt_pacer	wire_pacer;
 	int64_t			deficit[EQT_NCLS];
@@ -188,10 +201,18 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t tx_arbiter(struct eqds *e, uint64_t now);
 /* receiver.c */
 void rx_free(struct eqds *e, uint32_t peer);
+void rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed);
+void rx_asl_update(struct eqds *e, uint32_t peer);
+void rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack);
+/* direct.c */
+void rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
+void rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
+void rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r);
 void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
 	       uint64_t now);
 uint64_t rx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t rx_pull_pacer(struct eqds *e, uint64_t now);
+void rx_link_used(struct eqds *e, uint32_t frame_len);
 uint32_t rx_busy_ns(const struct eqds *e);
 
 #endif

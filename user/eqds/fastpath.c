@@ -83,6 +83,11 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t || !e->bucket)
 		return;
 	b = &e->bucket[peer];
+	/* What waits for us, for TC's backpressure (lease.h). */
+	__atomic_store_n(&b->taken, e->host_taken[peer], __ATOMIC_RELAXED);
+	__atomic_store_n(&b->queued, tx_backlog_pkts(t), __ATOMIC_RELAXED);
+	if (e->cfg.no_lend)
+		return;
 	/* SYN_SENT: the SYN flag is the agent's to set.  A queue: it goes
 	 * first, on the agent's credit. */
 	if (t->state != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
@@ -102,6 +107,21 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	 * last one (tx_local() ends the wait; an RTO, if it was lost). */
 	if (!t->lease_open && t->shut_wait && now < t->shut_at + e->cfg.rto_ns)
 		return;
+	/* Nor any packet TC handed us while no lease was open, which it did
+	 * not have to shut: every one must have been read first.  One lost
+	 * on its way (a full socket, counted there) is waited for an RTO. */
+	if (!t->lease_open) {
+		uint32_t handed = __atomic_load_n(&b->handed, __ATOMIC_ACQUIRE);
+
+		if (handed != e->host_taken[peer]) {
+			if (!t->handed_since)
+				t->handed_since = now;
+			if (now < t->handed_since + e->cfg.rto_ns)
+				return;
+			e->host_taken[peer] = handed;
+		}
+		t->handed_since = 0;
+	}
 	/* As restart() does for a tunnel coming back from idle: nothing in
 	 * flight, trimming mode, the receiver not busy: one BDP may go
 	 * unscheduled.  Nothing in flight means no copy still on its way
@@ -113,13 +133,15 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 		if (have < (int64_t)e->cfg.bdp_bytes)
 			t->credit += (int64_t)e->cfg.bdp_bytes - have;
 	}
-	if (t->credit <= 0)
-		return;
 	/* A fast send asks for no more pulls: its target is the highest pull
 	 * (credit after an idle spell comes from the start rule). */
 	__atomic_store_n(&b->pull_target, t->highest_pull, __ATOMIC_RELAXED);
+	/* Opened even with no credit in hand: TC then holds a TCP flow's
+	 * packets back until pulls top the lease up (tc_egress.bpf.c),
+	 * rather than hand them to us and keep the lease shut. */
 	if (!t->lease_open) {
-		uint32_t give = t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES : (uint32_t)t->credit;
+		uint32_t give = t->credit <= 0 ? 0 :
+				t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES : (uint32_t)t->credit;
 
 		w.parts.bytes = EQ_LEASE_OPEN | give;
 		w.parts.seq = t->next_seq;
@@ -128,7 +150,7 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 		__atomic_store_n(&b->lease.word, w.word, __ATOMIC_RELEASE);
 		t->credit -= give;
 		t->lease_open = true;
-	} else {
+	} else if (t->credit > 0) {
 		t->credit -= lease_add(b, t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES
 								    : (uint32_t)t->credit);
 	}
@@ -206,6 +228,12 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 		eqt_q_push(&t->rtx, p);
 		t->st.rx_nacks++;
 		return 1;
+	}
+	/* A cumulative ack passed it already (the receiver's XDP delivered
+	 * it before its copy got here). */
+	if (before(seq, t->cum_ack)) {
+		eqt_pkt_put(e->pool, p);
+		return 0;
 	}
 	tx_infl_put(e, t, p, now);
 	return 0;

@@ -33,7 +33,7 @@ static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32
 			base = floor;
 		isn = ((base >> EPOCH_SHIFT) + (1u << 12) + (eqds_rand(e) & 0xfff)) << EPOCH_SHIFT;
 	}
-	t->isn = t->next_seq = t->infl_lo = isn;
+	t->isn = t->next_seq = t->infl_lo = t->cum_ack = isn;
 	t->state = EQDS_TX_SYN_SENT;
 	t->hp_known = false;
 	t->st.tx_epoch = isn;
@@ -102,6 +102,10 @@ void tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t)
 		return;
 	tx_lease_close(e, peer, t, now);
+	if (e->bucket) {	/* nothing queued any more, for TC */
+		__atomic_store_n(&e->bucket[peer].queued, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->bucket[peer].taken, e->host_taken[peer], __ATOMIC_RELAXED);
+	}
 	e->last_seq[peer] = t->next_seq;
 	eqds_counters_add(&e->retired[peer], &t->st);
 	infl_drop_all(e, t, NULL);
@@ -492,13 +496,42 @@ uint64_t tx_arbiter(struct eqds *e, uint64_t now)
 			e->turn_fed = false;
 			continue;
 		}
-		if (!eqt_pacer_take(&e->wire_pacer, (uint32_t)len))
-			return eqt_pacer_when(&e->wire_pacer, (uint32_t)len);
+		/* The link carries the frame and its Ethernet framing. */
+		if (!eqt_pacer_take(&e->wire_pacer, (uint32_t)len + EQ_ETH_FRAMING))
+			return eqt_pacer_when(&e->wire_pacer, (uint32_t)len + EQ_ETH_FRAMING);
 		e->deficit[c] -= len;
 		send_one(e, peer, e->tx[peer], eqt_q_pop(q), now);
 		e->rr[c] = (peer + 1) % EQDS_MAX_PEERS;
 		memset(lack, 0, sizeof(lack));
 	}
+}
+
+/* Everything before `ack` arrived: a PULL's cumulative ack, or an ACK the
+ * receiver sends for what its XDP delivered itself (EQ_F_CUM).  The
+ * newest packet it frees gives an RTT sample if it went once, from us
+ * (Karn; a fast send's copy is read late). */
+static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t now)
+{
+	struct eqt_pkt *p, *newest = NULL;
+
+	if (after(ack, t->cum_ack))
+		t->cum_ack = ack;
+	while (before(t->infl_lo, ack) && before(t->infl_lo, t->next_seq)) {
+		p = infl_take(t, t->infl_lo);
+		if (!p) {
+			t->infl_lo++;
+			continue;
+		}
+		if (newest)
+			eqt_pkt_put(e->pool, newest);
+		newest = p;
+	}
+	if (!newest)
+		return;
+	if (newest->seq == ack - 1 && newest->tx_count == 1 && !(newest->flags & EQT_PF_FAST) &&
+	    now > newest->t_ns)
+		rtt_sample(e, t, now - newest->t_ns);
+	eqt_pkt_put(e->pool, newest);
 }
 
 /* A control packet from the receiver of our tunnel to `peer`. */
@@ -561,6 +594,10 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 	}
 	switch (h->type) {
 	case EQ_T_ACK:
+		if (h->flags & EQ_F_CUM) {
+			cum_ack(e, t, h->seq_ack, now);
+			break;
+		}
 		if ((p = infl_take(t, h->seq_ack))) {
 			/* Not a fast send's: its copy may have been read long
 			 * after it left, and the sample would be short. */
@@ -584,13 +621,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		break;
 	case EQ_T_PULL:
 		/* The cumulative ack repairs lost ACKs. */
-		while (before(t->infl_lo, h->seq_ack) && before(t->infl_lo, t->next_seq)) {
-			p = infl_take(t, t->infl_lo);
-			if (p)
-				eqt_pkt_put(e->pool, p);
-			else
-				t->infl_lo++;
-		}
+		cum_ack(e, t, h->seq_ack, now);
 		break;
 	}
 	t->last_use_ns = now;

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for user/eqds/direct.c, and the parts of the receiver and
+ * the sender that go with it, through the module's interface with a
+ * mocked clock and recording I/O.  The test plays XDP on the shared eq_rx
+ * array exactly as xdp_ingress.bpf.c does (eq_rx_take(), then the counts
+ * and the doorbell):
+ *  - the word opens once the tunnel is established and nothing is held,
+ *    at the next seq in order; XDP's deliveries are then accounted as the
+ *    agent's would be (rx_data, the bytes pulled for, the pull target) and
+ *    acknowledged with one cumulative ACK;
+ *  - DATA through the agent closes the word first: out of order it is
+ *    held while XDP delivers nothing, and the word opens again, past it,
+ *    once the queue is empty; a count XDP adds after the close is taken
+ *    at the next look;
+ *  - the sender frees everything before a cumulative ACK, and a fast
+ *    send's copy that comes after one is not kept;
+ *  - the pull pacer grants several pulls per PULL at high rates, never
+ *    more than the link drains (frames and Ethernet framing), and control
+ *    frames that reach the link come out of its budget.
+ */
+#include "testlib.h"
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "edgeq/rx.h"
+#include "eqds.h"
+
+#define MTU		1500
+#define ISN		(7u << 10)
+#define PEER		2
+#define WIRE		(MTU + 14 + EQ_ETH_FRAMING)	/* what one pull lets in */
+
+struct rec {
+	uint32_t	delivered[8192];
+	unsigned	n_delivered;
+	unsigned	pull_pkts, pulls, acks, cum_acks, data;
+	uint32_t	pull_no, last_cum;
+};
+
+static struct eq_rx rxmap[EQDS_MAX_PEERS];
+
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+{
+	((struct rec *)ctx)->data++;
+}
+
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+{
+	struct rec *r = ctx;
+
+	if (h->type == EQ_T_PULL) {
+		r->pull_pkts++;
+		r->pulls += h->pull - r->pull_no;
+		r->pull_no = h->pull;
+	} else if (h->type == EQ_T_ACK && (h->flags & EQ_F_CUM)) {
+		r->cum_acks++;
+		r->last_cum = h->seq_ack;
+	} else if (h->type == EQ_T_ACK) {
+		r->acks++;
+	}
+}
+
+static void rec_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	struct rec *r = ctx;
+	uint32_t seq;
+
+	memcpy(&seq, p->data, sizeof(seq));
+	assert_true(r->n_delivered < 8192);
+	r->delivered[r->n_delivered++] = seq;
+}
+
+struct fx {
+	struct rec	rec;
+	struct eqt_pool	pool;
+	struct eqds	*e;
+	uint64_t	now;
+};
+
+static struct fx *fx_new(uint64_t link_bps)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct eqds_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqds_cfg cfg = {
+		.link_bps = link_bps, .mtu = MTU, .bdp_bytes = 64 * MTU,
+		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64,
+		.reorder_ns = 2000000, .rto_ns = 10000000, .drr_quantum = 3000,
+		.idle_ns = 10000000000ULL,
+	};
+
+	assert_non_null(f);
+	memset(rxmap, 0, sizeof(rxmap));
+	assert_int_equal(eqt_pool_init(&f->pool, 8192), 0);
+	f->e = eqds_new(&cfg, &io, &f->pool, 0, 42);
+	assert_non_null(f->e);
+	eqds_set_rxmap(f->e, rxmap);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	eqds_free(f->e);
+	eqt_pool_fini(&f->pool);
+	free(f);
+}
+
+/* DATA seq ISN + i through the agent (the first with SYN), wanting pulls
+ * up to `target`. */
+static void agent_data(struct fx *f, uint32_t i, uint32_t target)
+{
+	struct eqt_pkt *p = eqt_pkt_get(&f->pool);
+	uint32_t seq = ISN + i;
+	struct eqds_hdr h = { .type = EQ_T_DATA, .flags = i ? 0 : EQ_F_SYN, .seq_ack = seq,
+			      .pull = target, .aux = MTU, .wire_len = MTU };
+
+	assert_non_null(p);
+	memcpy(p->data, &seq, sizeof(seq));
+	p->len = MTU;
+	eqds_wire(f->e, PEER, &h, p, f->now);
+}
+
+/* XDP, for DATA seq ISN + i: 1 if it delivered it. */
+static int xdp(uint32_t i, uint32_t target, bool ce)
+{
+	struct eq_rx *m = &rxmap[PEER];
+
+	if (!eq_rx_take(&m->order.word, ISN + i))
+		return 0;
+	__sync_fetch_and_add(&m->pkts, 1);
+	__sync_fetch_and_add(&m->bytes, MTU);
+	if (ce)
+		__sync_fetch_and_add(&m->ce, 1);
+	if ((int32_t)(target - m->pull_target) > 0)
+		m->pull_target = target;
+	m->dirty = 1;
+	return 1;
+}
+
+static union eq_rx_word word(void)
+{
+	return (union eq_rx_word){ .word = rxmap[PEER].order.word };
+}
+
+static struct eqds_peer_stats stats(struct fx *f)
+{
+	struct eqds_peer_stats st;
+
+	eqds_peer_stats(f->e, PEER, &st);
+	return st;
+}
+
+/* ---- receiver ---- */
+
+static void direct__opens_in_order_once_established(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+
+	assert_int_equal(word().word, 0);
+	assert_false(xdp(0, 0, false));		/* nothing open before the tunnel */
+	agent_data(f, 0, 4);
+	assert_int_equal(f->rec.n_delivered, 1);
+	assert_int_equal(word().parts.next, ISN + 1);
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);
+	fx_free(f);
+}
+
+/* XDP delivers 20 packets: the module counts them, owes their bytes (its
+ * pulls follow), raises the pull target, and acknowledges all of them
+ * with one cumulative ACK, ECE for the CE mark. */
+static void direct__deliveries_are_pulled_for_and_acked(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+	struct eqds_peer_stats st;
+	struct eqds_hdr ce_ack;
+
+	(void)ce_ack;
+	agent_data(f, 0, 4);
+	for (uint32_t i = 1; i <= 20; i++)
+		assert_true(xdp(i, 0, i == 7));
+	/* Relative target 4 from the SYN: pulls 0..4; these want 30. */
+	rxmap[PEER].pull_target = 30;
+	f->now += 1000;
+	eqds_run(f->e, f->now);
+	st = stats(f);
+	assert_int_equal(st.rx_data, 21);
+	assert_int_equal(st.rx_direct, 20);
+	assert_int_equal(st.rx_expected, ISN + 21);
+	assert_int_equal(st.pull_target, 30);
+	assert_int_equal(f->rec.cum_acks, 1);
+	assert_int_equal(f->rec.last_cum, ISN + 21);
+	assert_int_equal(rxmap[PEER].dirty, 0);
+	/* Pulls for the 21 packets' bytes, paced: all of them after 1 ms. */
+	for (int k = 0; k < 100; k++) {
+		f->now += 10000;
+		eqds_run(f->e, f->now);
+	}
+	assert_int_equal(f->rec.pulls, 21);
+	/* Nothing new: no more ACKs. */
+	eqds_run(f->e, f->now + 1000);
+	assert_int_equal(f->rec.cum_acks, 1);
+	fx_free(f);
+}
+
+/* Out of order through the agent: the word closes at once, XDP delivers
+ * nothing while the packet is held, the gap filled drains the queue, and
+ * the word opens past it. */
+static void direct__held_packets_close_the_word(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+
+	agent_data(f, 0, 4);
+	assert_true(xdp(1, 0, false));
+	agent_data(f, 3, 4);			/* 2 is missing */
+	assert_int_equal(word().parts.flags, 0);
+	assert_int_equal(word().parts.next, 0);
+	assert_false(xdp(2, 0, false));		/* closed: the agent's */
+	agent_data(f, 2, 4);
+	assert_int_equal(f->rec.n_delivered, 3);	/* 0, 2, 3 by the agent */
+	assert_int_equal(f->rec.delivered[1], ISN + 2);
+	assert_int_equal(f->rec.delivered[2], ISN + 3);
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);
+	assert_int_equal(word().parts.next, ISN + 4);
+	assert_true(xdp(4, 0, false));
+	eqds_run(f->e, f->now);
+	assert_int_equal(stats(f).rx_data, 5);
+	assert_int_equal(stats(f).rx_expected, ISN + 5);
+	assert_int_equal(stats(f).rx_dup, 0);
+	fx_free(f);
+}
+
+/* XDP took a seq, the agent closed the word before XDP added its count:
+ * the count is taken at the next look all the same, and the packet is
+ * in the order the agent continues from. */
+static void direct__a_count_after_the_close_is_taken(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+	struct eq_rx *m = &rxmap[PEER];
+
+	agent_data(f, 0, 4);
+	assert_true(eq_rx_take(&m->order.word, ISN + 1));	/* XDP, halfway */
+	agent_data(f, 3, 4);					/* closes at ISN + 2 */
+	assert_int_equal(stats(f).rx_expected, ISN + 2);
+	__sync_fetch_and_add(&m->pkts, 1);			/* XDP, the rest */
+	__sync_fetch_and_add(&m->bytes, MTU);
+	m->dirty = 1;
+	eqds_run(f->e, f->now);
+	assert_int_equal(stats(f).rx_data, 3);
+	assert_int_equal(stats(f).rx_direct, 1);
+	assert_int_equal(stats(f).rx_expected, ISN + 2);	/* 2 still missing */
+	fx_free(f);
+}
+
+/* A flushed tunnel closes its word: nothing is delivered past the state
+ * the agent dropped. */
+static void direct__flush_closes_the_word(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+
+	agent_data(f, 0, 4);
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);
+	eqds_flush(f->e, PEER, f->now);
+	assert_int_equal(word().parts.flags, 0);
+	assert_false(xdp(1, 0, false));
+	fx_free(f);
+}
+
+/* ---- the pull pacer ---- */
+
+/* At 10 Gbit/s a PULL carries what the link drains in 16 us (13 pulls of
+ * 1538 wire bytes); over 2 ms the pulls stay within the link rate and its
+ * burst, counted in wire bytes. */
+static void pull__several_per_pull_at_high_rates(void **state)
+{
+	struct fx *f = fx_new(10000000000ULL);
+	uint64_t bound;
+
+	agent_data(f, 0, 4);
+	for (uint32_t i = 1; i < 2000; i++)
+		assert_true(xdp(i, 0, false));
+	rxmap[PEER].pull_target = 1000000;
+	for (int k = 0; k < 200; k++) {
+		f->now += 10000;
+		eqds_run(f->e, f->now);
+	}
+	bound = 10000000000ULL / 8 * f->now / 1000000000ULL / WIRE + 150 * 10000 / 8 / WIRE + 1;
+	assert_true(f->rec.pulls <= bound);
+	assert_true(f->rec.pulls >= bound * 9 / 10);
+	assert_true(f->rec.pull_pkts * 10 <= f->rec.pulls);	/* about 13 each */
+	assert_int_equal(stats(f).pull_pkts, f->rec.pull_pkts);
+	assert_int_equal(stats(f).pulls_sent, f->rec.pulls);
+	fx_free(f);
+}
+
+/* Control frames reach the same link: their bytes and framing come out
+ * of the pulls' budget. */
+static void pull__control_frames_use_the_budget(void **state)
+{
+	unsigned pulls[2];
+
+	for (int with = 0; with < 2; with++) {
+		struct fx *f = fx_new(1000000000ULL);
+
+		agent_data(f, 0, 4);
+		for (uint32_t i = 1; i < 2000; i++)
+			assert_true(xdp(i, 0, false));
+		rxmap[PEER].pull_target = 1000000;
+		for (int k = 0; k < 1000; k++) {
+			f->now += 10000;
+			/* 625 wire bytes of control frames per 10 us: half
+			 * the link's 1250 */
+			if (with) {
+				struct eqds_hdr h = { .type = EQ_T_ACK, .seq_ack = 0,
+						      .wire_len = 625 - EQ_ETH_FRAMING };
+
+				eqds_wire(f->e, PEER + 1, &h, NULL, f->now);
+			}
+			eqds_run(f->e, f->now);
+		}
+		pulls[with] = f->rec.pulls;
+		fx_free(f);
+	}
+	/* 10 ms at 1 Gbit/s: 812 pulls alone, about 406 beside the ACKs. */
+	assert_in_range(pulls[0], 790, 813);
+	assert_in_range(pulls[1], 380, 420);
+}
+
+/* ---- sender: cumulative ACKs ---- */
+
+struct sfx {
+	struct rec	rec;
+	struct eqt_pool	pool;
+	struct eqds	*e;
+};
+
+static struct eqt_pkt *spkt(struct sfx *f)
+{
+	struct eqt_pkt *p = eqt_pkt_get(&f->pool);
+
+	assert_non_null(p);
+	memset(p->data, 0, 64);
+	p->len = MTU;
+	p->cls = EQT_CLS_TCP;
+	return p;
+}
+
+static void sctl(struct sfx *f, uint8_t type, uint8_t flags, uint32_t ack, uint32_t pull,
+		 uint64_t now)
+{
+	struct eqds_hdr h = { .type = type, .flags = flags, .seq_ack = ack, .pull = pull };
+
+	eqds_wire(f->e, PEER, &h, NULL, now);
+}
+
+static void cum_ack__frees_everything_before(void **state)
+{
+	struct sfx f = { 0 };
+	struct eqds_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqds_cfg cfg = {
+		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = 8 * MTU,
+		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64, .reorder_ns = 2000000,
+		.rto_ns = 10000000, .drr_quantum = 3000, .idle_ns = 10000000000ULL,
+	};
+	struct eqds_peer_stats st;
+	uint32_t isn;
+
+	assert_int_equal(eqt_pool_init(&f.pool, 1024), 0);
+	f.e = eqds_new(&cfg, &io, &f.pool, 0, 42);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(eqds_local(f.e, PEER, spkt(&f), 0), 0);
+	eqds_run(f.e, 100000);
+	st = (eqds_peer_stats(f.e, PEER, &st), st);
+	isn = st.tx_epoch;
+	assert_int_equal(f.rec.data, 6);
+	assert_int_equal(st.inflight_bytes, 6 * MTU);
+	/* The receiver's first word, then "everything before isn + 4 came". */
+	sctl(&f, EQ_T_ACK, 0, isn - 1, 0, 200000);
+	sctl(&f, EQ_T_ACK, EQ_F_CUM, isn + 4, 0, 300000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, 2 * MTU);
+	/* Not cumulative: one packet only. */
+	sctl(&f, EQ_T_ACK, 0, isn + 5, 0, 300000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, MTU);
+	/* A cumulative ACK behind what was acked frees nothing more, and
+	 * one past it everything. */
+	sctl(&f, EQ_T_ACK, EQ_F_CUM, isn + 2, 0, 300000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, MTU);
+	sctl(&f, EQ_T_ACK, EQ_F_CUM, isn + 6, 0, 300000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, 0);
+	assert_int_equal(st.rto_fired, 0);
+	eqds_free(f.e);
+	eqt_pool_fini(&f.pool);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(direct__opens_in_order_once_established),
+		cmocka_unit_test(direct__deliveries_are_pulled_for_and_acked),
+		cmocka_unit_test(direct__held_packets_close_the_word),
+		cmocka_unit_test(direct__a_count_after_the_close_is_taken),
+		cmocka_unit_test(direct__flush_closes_the_word),
+		cmocka_unit_test(pull__several_per_pull_at_high_rates),
+		cmocka_unit_test(pull__control_frames_use_the_budget),
+		cmocka_unit_test(cum_ack__frees_everything_before),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * EQDS's direct delivery, the agent's side (edgeq/rx.h; docs/eqds.md,
+ * "Receiving").  While a tunnel's reorder queue is empty, XDP delivers its
+ * in-order DATA to the stack itself and adds what it delivered to eq_rx;
+ * the receiver here takes that into account as if the packets had come
+ * through the agent: their bytes join the tunnel's ASL entry (the pull
+ * pacer pulls for them), their pull targets raise the tunnel's, and one
+ * cumulative ACK per look frees them at the sender.  Any DATA that does
+ * come through the agent first closes the word, so that the reorder
+ * queue and XDP never deliver around each other.
+ */
+#include "edgeq/wire.h"
+#include "eqds_int.h"
+
+static union eq_rx_word order_load(const struct eq_rx *m)
+{
+	union eq_rx_word w;
+
+	w.word = __atomic_load_n(&m->order.word, __ATOMIC_ACQUIRE);
+	return w;
+}
+
+/* What XDP delivered since the last look, as rx_packet() would have
+ * accounted each packet; one cumulative ACK for all of them.  XDP counts
+ * a packet just after taking its seq, so a count can come after the word
+ * was closed: it is taken whenever it comes. */
+void rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+{
+	struct eq_rx *m;
+	union eq_rx_word w;
+	uint64_t pkts, bytes, ce;
+	uint32_t target;
+
+	if (!e->rxmap)
+		return;
+	m = &e->rxmap[peer];
+	/* Cleared before reading: a delivery after the read rings again. */
+	__atomic_exchange_n(&m->dirty, 0, __ATOMIC_ACQ_REL);
+	pkts = __atomic_load_n(&m->pkts, __ATOMIC_ACQUIRE);
+	if (pkts == r->seen_pkts)
+		return;
+	bytes = __atomic_load_n(&m->bytes, __ATOMIC_ACQUIRE);
+	ce = __atomic_load_n(&m->ce, __ATOMIC_ACQUIRE);
+	target = __atomic_load_n(&m->pull_target, __ATOMIC_ACQUIRE);
+	w = order_load(m);
+	if (r->direct_open && (w.parts.flags & EQ_RX_OPEN))
+		r->expected = w.parts.next;
+	r->st.rx_data += pkts - r->seen_pkts;
+	r->st.rx_direct += pkts - r->seen_pkts;
+	rx_set_owed(e, r, r->owed + (int64_t)(bytes - r->seen_bytes));
+	if (after(target, r->pull_target))
+		r->pull_target = target;
+	rx_asl_update(e, peer);
+	rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | (ce != r->seen_ce ? EQ_F_ECE : 0), r->expected);
+	r->seen_pkts = pkts;
+	r->seen_bytes = bytes;
+	r->seen_ce = ce;
+	r->last_use_ns = now;
+}
+
+void rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+{
+	union eq_rx_word w;
+
+	if (!e->rxmap || !r->direct_open)
+		return;
+	w.word = __atomic_exchange_n(&e->rxmap[peer].order.word, 0, __ATOMIC_ACQ_REL);
+	r->direct_open = false;
+	/* Its place in order, then what XDP delivered up to the close. */
+	r->expected = w.parts.next;
+	rx_direct_sync(e, peer, r, now);
+}
+
+void rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
+{
+	union eq_rx_word w = { 0 };
+
+	if (!e->rxmap || r->direct_open || !r->est || r->held_n)
+		return;
+	w.parts.next = r->expected;
+	w.parts.flags = EQ_RX_OPEN;
+	__atomic_store_n(&e->rxmap[peer].order.word, w.word, __ATOMIC_RELEASE);
+	r->direct_open = true;
+}
+
+void eqds_set_rxmap(struct eqds *e, struct eq_rx *map)
+{
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
+			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			rx_direct_close(e, peer, e->rx[peer], e->now);
+		}
+	e->rxmap = map;
+	if (!map)
+		return;
+	/* The counters go on from where they stand: each tunnel counts from
+	 * what it has seen. */
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
+			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			struct rx_tunnel *r = e->rx[peer];
+
+			r->seen_pkts = map[peer].pkts;
+			r->seen_bytes = map[peer].bytes;
+			r->seen_ce = map[peer].ce;
+		}
+}
