@@ -7,7 +7,9 @@
 #      (BPF_PROG_TEST_RUN; bench/prog_bench.c);
 #   2. TCP goodput between two namespaces on one veth pair: plain, with a
 #      pass-only XDP program on both ends (what XDP on a veth costs by
-#      itself), and through the edgeq tunnel; then the last two again with
+#      itself), through the edgeq tunnel (scheme none) and through EQDS
+#      (scheme eqds, agents on both hosts; with its inner TCP
+#      retransmissions and the agents' edge-queue drops); then again with
 #      GRO on.  Configurations are interleaved round by round so that drift
 #      and other tenants hit them alike.  iperf3 client on CPU 0, server on
 #      CPU 1 (placement changes veth TCP by up to 3x: docs/performance.md);
@@ -47,10 +49,20 @@ reset_config() {
 	in_b ethtool -K "$TB_IFB" gro off >/dev/null
 }
 
-set_config() {		# plain | xdp_pass | edgeq | xdp_pass_gro | edgeq_gro
+eqds_attach() {		# both hosts with scheme eqds
+	local s
+	for s in a b; do
+		{ cat "$TB_TMP/$s.conf"; echo "scheme eqds"; } >"$TB_TMP/$s.eqds.conf"
+	done
+	eq_a attach "$TB_IFA" --config "$TB_TMP/a.eqds.conf" >/dev/null &&
+	eq_b attach "$TB_IFB" --config "$TB_TMP/b.eqds.conf" >/dev/null
+}
+
+set_config() {		# plain | xdp_pass | edgeq | eqds, each also with _gro
 	reset_config
 	case $1 in
 	xdp_pass*) in_a "$XDP_PASS" "$TB_IFA" && in_b "$XDP_PASS" "$TB_IFB" ;;
+	eqds*) eqds_attach ;;
 	edgeq*) tb_attach ;;
 	esac || { echo "bench: cannot set up $1"; return 1; }
 	case $1 in
@@ -59,13 +71,20 @@ set_config() {		# plain | xdp_pass | edgeq | xdp_pass_gro | edgeq_gro
 	sleep 0.3
 }
 
-iperf_gbps() {
+IPERF_RTX=0 IPERF_SEGS=0
+iperf_gbps() {		# prints Gbit/s; IPERF_RTX and IPERF_SEGS: the sender's
 	local json
 	ip netns exec "$TB_B" taskset -c 1 iperf3 -s -1 -D -p 5301 >/dev/null 2>&1
 	sleep 0.3
 	json=$(ip netns exec "$TB_A" taskset -c 0 iperf3 -c 10.77.0.2 -p 5301 -t "$SECS" -O 1 -J 2>/dev/null)
-	echo "$json" | grep -A8 '"sum_received"' | grep -m1 bits_per_second |
-		awk -F: '{gsub(/[ ,]/, "", $2); printf "%.2f\n", $2 / 1e9}'
+	IPERF_RTX=$(jq -r '.end.sum_sent.retransmits // 0' <<<"$json" 2>/dev/null)
+	IPERF_SEGS=$(jq -r '(.end.sum_sent.bytes // 0) / 1400 | floor' <<<"$json" 2>/dev/null)
+	jq -r '(.end.sum_received.bits_per_second // 0) / 1e9 | . * 100 | round / 100' <<<"$json" 2>/dev/null
+}
+
+edge_drops() {		# both agents' edge-queue drops
+	{ eq_a status "$TB_IFA" --json; eq_b status "$TB_IFB" --json; } 2>/dev/null |
+		jq -s '[.[].interfaces[0].peers[]?.agent.edge_drops // 0] | add // 0'
 }
 
 prog_stat() {		# PIN -> "run_time_ns run_cnt"
@@ -78,8 +97,8 @@ peer_stat() {		# FIELD of peer slot 0 of host A
 
 echo
 echo "== 2. TCP goodput, 1 flow, ${SECS} s x ${ROUNDS} rounds (client CPU 0, server CPU 1)"
-CONFIGS="plain xdp_pass edgeq xdp_pass_gro edgeq_gro"
-declare -A results
+CONFIGS="plain xdp_pass edgeq eqds xdp_pass_gro edgeq_gro eqds_gro"
+declare -A results rtx segs drops
 insitu=""
 for r in $(seq "$ROUNDS"); do
 	for c in $CONFIGS; do
@@ -103,10 +122,19 @@ for r in $(seq "$ROUNDS"); do
 					tn ? tt/tn : 0, tn, e ? s/e : 0, s ? tt/s : 0;
 				printf "  xdp_ingress on B: %.0f ns per packet over %d packets\n", xn ? xt/xn : 0, xn }')
 		else
-			g=$(iperf_gbps)
+			iperf_gbps >"$TB_TMP/g"
+			g=$(cat "$TB_TMP/g")
 		fi
 		results[$c]+="${g:-0} "
-		printf '  round %d  %-13s %6s Gbit/s\n' "$r" "$c" "${g:-?}"
+		extra=""
+		if [ "${c%_gro}" = eqds ]; then
+			rtx[$c]=$(( ${rtx[$c]:-0} + ${IPERF_RTX:-0} ))
+			segs[$c]=$(( ${segs[$c]:-0} + ${IPERF_SEGS:-0} ))
+			d=$(edge_drops)
+			drops[$c]=$(( ${drops[$c]:-0} + ${d:-0} ))
+			extra="  (inner TCP retransmits ${IPERF_RTX:-?}, edge-queue drops ${d:-?})"
+		fi
+		printf '  round %d  %-13s %6s Gbit/s%s\n' "$r" "$c" "${g:-?}" "$extra"
 	done
 done
 reset_config
@@ -123,11 +151,19 @@ for c in $CONFIGS; do
 	edgeq) ratio=$(awk -v a="$med" -v b="$med_plain" -v x="$med_xdp_pass" 'BEGIN {printf "%.2fx plain, %.2fx xdp_pass", a/b, a/x}') ;;
 	xdp_pass_gro) ratio=$(awk -v a="$med" -v b="$med_plain" 'BEGIN {printf "%.2fx plain", a/b}') ;;
 	edgeq_gro) ratio=$(awk -v a="$med" -v b="$med_plain" -v x="$med_xdp_pass_gro" 'BEGIN {printf "%.2fx plain, %.2fx xdp_pass_gro", a/b, a/x}') ;;
+	eqds) ratio=$(awk -v a="$med" -v b="$med_edgeq" 'BEGIN {printf "%.2fx scheme none", a/b}') ;;
+	eqds_gro) ratio=$(awk -v a="$med" -v b="$med_edgeq_gro" 'BEGIN {printf "%.2fx scheme none (gro)", a/b}') ;;
 	esac
 	printf '  %-13s %8s  %-13s  %s\n' "$c" "$med" "[$rng]" "$ratio"
 	echo "bench tcp_$c gbps=$med range=$rng"
 done
 echo "  target: edgeq >= 0.8x plain TCP on the same path"
+for c in eqds eqds_gro; do
+	pct=$(awk -v r="${rtx[$c]:-0}" -v s="${segs[$c]:-0}" 'BEGIN {printf "%.3f", s ? 100 * r / s : 0}')
+	echo "  $c: inner TCP retransmits ${rtx[$c]:-0} of ~${segs[$c]:-0} segments (${pct} %), edge-queue drops ${drops[$c]:-0}"
+	echo "bench tcp_${c}_quality retrans=${rtx[$c]:-0} segs=${segs[$c]:-0} retrans_pct=$pct edge_drops=${drops[$c]:-0}"
+done
+echo "  target: scheme eqds >= 0.5x scheme none, inner retransmits < 0.1 %, no edge-queue drops"
 
 echo
 echo "== 3. the programs' own cost under that TCP load (kernel.bpf_stats_enabled)"

@@ -60,7 +60,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(max_entries, EQ_XSK_MAX);
+	__uint(max_entries, EQ_XSK_SLOTS);
 	__type(key, __u32);
 	__type(value, __u32);
 } eq_xsks SEC(".maps");
@@ -89,9 +89,10 @@ struct {
 	__type(value, struct eq_credit);
 } eq_credit SEC(".maps");
 
-/* Direct delivery (rx.h): the receive order XDP and the agent share, and
- * the doorbell XDP rings when it delivered something the agent has not
- * seen (the ring's records are peer slots; the agent reads eq_rx). */
+/* Direct delivery (rx.h): the receive order XDP and the agent share.  And
+ * the agent's doorbell, which XDP rings when it delivered something the
+ * agent has not seen and TC when it held packets back for want of credit
+ * (the ring's records are peer slots; the agent reads eq_rx, eq_credit). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, EQ_MAX_PEERS);
@@ -103,7 +104,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
-} eq_rx_bell SEC(".maps");
+} eq_bell SEC(".maps");
 
 /* The agent is alive while its heartbeat is younger than agent_dead_ns.
  * A heartbeat written by another CPU after our clock read looks like the

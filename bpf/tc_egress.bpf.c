@@ -95,6 +95,7 @@ struct data_fields {
 	__u32	pull_target;
 	__u32	frame_len;
 	__u8	flags;
+	__u32	need;	/* what a fast send would take from the lease */
 };
 
 static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *cfg,
@@ -124,7 +125,7 @@ static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *b
 				      const struct inner_info *in, __u32 overhead, bool v6,
 				      bool gso, __u32 segs, struct data_fields *d)
 {
-	__u32 frame = skb->len, hdrs, l4 = 8, seq;	/* encapsulated already */
+	__u32 frame = skb->len, hdrs, l4 = 8, seq, left;	/* encapsulated already */
 
 	if (gso) {
 		struct tcphdr th;
@@ -143,12 +144,18 @@ static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *b
 		hdrs = ETH_HLEN + overhead + in->ihl + l4;
 		frame += (segs - 1) * hdrs;
 	}
-	if (!eq_lease_take_n(&bucket->lease.word, frame, gso ? segs : 1, &seq))
+	d->need = frame;
+	if (!eq_lease_take_left(&bucket->lease.word, frame, gso ? segs : 1, &seq, &left))
 		return false;
 	d->seq = seq;
 	d->flags = EQ_F_FAST;
+	/* An RTT sample for the agent, one at a time. */
+	if (!bucket->probe)
+		__sync_val_compare_and_swap(&bucket->probe, 0,
+					    (__u64)seq << 32 | (__u32)(bpf_ktime_get_ns() / 1000));
 	d->frame_len = gso ? hdrs + skb->gso_size : frame;	/* a full segment's */
-	d->pull_target = bucket->pull_target;
+	/* Draining the lease: ask for more, as a sender with a queue would. */
+	d->pull_target = left < bucket->low ? bucket->pull_more : bucket->pull_target;
 	return true;
 }
 
@@ -172,7 +179,7 @@ static __always_inline bool tcp_in_flight(struct __sk_buff *skb)
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
 				 struct eq_peer *peer, struct eq_peer_stats *ps,
 				 const struct inner_info *in, struct eq_stats *st,
-				 struct eq_credit *bucket, bool *fast)
+				 struct eq_credit *bucket, bool *fast, __u32 *need)
 {
 	bool v6 = peer->flags & EQ_PEER_V6;
 	__u32 overhead = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
@@ -206,6 +213,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	/* Only now, with nothing left that can fail: leased credit and its
 	 * seq cannot be given back. */
 	*fast = bucket && fast_take(skb, bucket, in, overhead, v6, gso, segs, &d);
+	*need = d.need ? d.need : ~0u;	/* ~0: never on lease (IPv6 GSO, UDP GSO, ...) */
 	if (!*fast) {
 		/* Segments of one GSO packet share this seq; on IPv4 the
 		 * receiver adds the outer IP ID, which segmentation counts
@@ -327,7 +335,8 @@ int tc_egress(struct __sk_buff *skb)
 			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
 			/* Before encap(): growing the packet clears gso_segs. */
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
-			int rc = encap(skb, cfg, peer, ps, &in, st, bucket, &fast);
+			__u32 need;
+			int rc = encap(skb, cfg, peer, ps, &in, st, bucket, &fast, &need);
 
 			if (rc != TC_ACT_OK)
 				return rc;
@@ -360,10 +369,20 @@ int tc_egress(struct __sk_buff *skb)
 				 * full: the tunnel's bulk would go through the
 				 * agent for good.  Only when the lease is closed
 				 * and nothing waits (the tunnel's first packets,
-				 * resends first) does it join the agent's queue. */
-				if (((bucket->lease.parts.bytes & EQ_LEASE_OPEN) || waiting) &&
-				    tcp_in_flight(skb)) {
+				 * resends first), or when no lease could ever hold
+				 * it (a GSO packet above 1 BDP: held back, TCP
+				 * shrank its window to 2 segments), does it join
+				 * the agent's queue. */
+				if (cfg->eqds.hold_tcp &&
+				    ((bucket->lease.parts.bytes & EQ_LEASE_OPEN) || waiting) &&
+				    need <= bucket->cap && tcp_in_flight(skb)) {
 					st->tx_credit_wait++;
+					/* The agent asks the receiver for it: its
+					 * doorbell, once until it has looked. */
+					__sync_fetch_and_add(&bucket->held, 1);
+					if (!__sync_lock_test_and_set(&bucket->held_rung, 1))
+						bpf_ringbuf_output(&eq_bell, &pv->peer,
+								   sizeof(pv->peer), 0);
 					return TC_ACT_SHOT;
 				}
 				/* The edge queue is full: refused, not dropped.
@@ -397,7 +416,9 @@ int tc_egress(struct __sk_buff *skb)
 		/* EQ_DOWN_TUNNEL: as without an agent.  frame_len stays 0, which
 		 * tells the peer's XDP to deliver it without its agent. */
 	}
-	return encap(skb, cfg, peer, ps, &in, st, NULL, &fast);
+	__u32 need;
+
+	return encap(skb, cfg, peer, ps, &in, st, NULL, &fast, &need);
 
 malformed:
 	st->tx_err_malformed++;

@@ -238,7 +238,7 @@ static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const 
 	if (eq_seq_before(rx->pull_target, target))
 		rx->pull_target = target;	/* racing CPUs: the agent takes the max it sees */
 	if (!__sync_lock_test_and_set(&rx->dirty, 1))
-		bpf_ringbuf_output(&eq_rx_bell, slot, sizeof(*slot), 0);
+		bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
 }
 
 /* How many of the sender's seqs this frame is, and the bytes it spent on
@@ -351,8 +351,10 @@ int xdp_ingress(struct xdp_md *ctx)
 	}
 
 	if (cfg->scheme == EQ_SCHEME_EQDS && for_agent(eq)) {
-		/* The agent's socket is bound to queue 0 only (docs/agent.md). */
-		if (eq_agent_alive(cfg) && ctx->rx_queue_index == 0 &&
+		/* The agent has a socket on every receive queue (docs/agent.md). */
+		if (ctx->rx_queue_index < EQ_MAX_RXQ)
+			key = eq_xsk_wire_key(ctx->rx_queue_index);
+		if (eq_agent_alive(cfg) && ctx->rx_queue_index < EQ_MAX_RXQ &&
 		    bpf_map_lookup_elem(&eq_xsks, &key)) {
 			/* DATA past the tunnel's setup may be in order: XDP
 			 * delivers it if the agent lets it (rx.h). */

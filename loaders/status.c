@@ -39,7 +39,7 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       "\"rx_data\":%llu,\"rx_trimmed\":%llu,\"rx_dup\":%llu,\"rx_ooo\":%llu,"
 		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u,"
 		       "\"tx_fast\":%llu,\"lease_bytes\":%llu,\"rx_direct\":%llu,\"pull_pkts\":%llu,"
-		       "\"infl_given_up\":%llu}",
+		       "\"infl_given_up\":%llu,\"bdp\":%u,\"srtt_us\":%u}",
 		       (long long)a.credit, a.tx_state, a.backlog_pkts,
 		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
@@ -50,16 +50,17 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent,
 		       a.pull_no, a.rx_expected, (unsigned long long)a.tx_fast,
 		       (unsigned long long)a.lease_bytes, (unsigned long long)a.rx_direct,
-		       (unsigned long long)a.pull_pkts, (unsigned long long)a.infl_given_up);
+		       (unsigned long long)a.pull_pkts, (unsigned long long)a.infl_given_up, a.bdp,
+		       a.srtt_us);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
 
-	printf("      agent: tunnel %s, credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
+	printf("      agent: tunnel %s, BDP %u B (srtt %u us), credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
 	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
 	       "%llu RTS), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
 	       "%llu dup, %llu out of order, %llu gaps), pulls %llu in %llu PULLs\n",
-	       a.tx_state < 3 ? states[a.tx_state] : "?", (long long)a.credit,
+	       a.tx_state < 3 ? states[a.tx_state] : "?", a.bdp, a.srtt_us, (long long)a.credit,
 	       (unsigned long long)a.lease_bytes, a.backlog_pkts,
 	       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 	       (unsigned long long)a.tx_fast,
@@ -117,6 +118,7 @@ static void show_agent_counters(const struct eq_agent *ag, bool json)
 					      "rx_fill_empty", "rx_invalid", "tx_invalid", "tx_no_room" };
 	static const char *const socks[EQ_XSK_MAX] = { "wire", "host", "copy" };
 	const __u64 *c = (const __u64 *)&ag->cnt;
+	char wire[32];
 
 	_Static_assert(sizeof(cnames) / sizeof(cnames[0]) * 8 == sizeof(ag->cnt), "names");
 	_Static_assert(sizeof(snames) / sizeof(snames[0]) * 8 == sizeof(ag->xsk[0]), "names");
@@ -133,9 +135,11 @@ static void show_agent_counters(const struct eq_agent *ag, bool json)
 				printf("%s\"%s\":%llu", i ? "," : "", snames[i], (unsigned long long)x[i]);
 			printf("}");
 		}
-		printf("},");
+		printf("},\"agent_wire_queues\":%u,", ag->wire_queues);
 		return;
 	}
+	snprintf(wire, sizeof(wire), "wire (%u queue%s)", ag->wire_queues ? ag->wire_queues : 1,
+		 ag->wire_queues > 1 ? "s" : "");
 	printf("  agent counters (non-zero):");
 	for (size_t i = 0; i < sizeof(cnames) / sizeof(cnames[0]); i++)
 		if (c[i])
@@ -144,7 +148,7 @@ static void show_agent_counters(const struct eq_agent *ag, bool json)
 	for (int k = 0; k < EQ_XSK_MAX; k++) {
 		const __u64 *x = (const __u64 *)&ag->xsk[k];
 
-		printf("  socket   %-5s", socks[k]);
+		printf("  socket   %s", k == EQ_XSK_WIRE ? wire : socks[k]);
 		for (size_t i = 0; i < sizeof(snames) / sizeof(snames[0]); i++)
 			if (x[i] || i < 2)
 				printf(" %s %llu", snames[i], (unsigned long long)x[i]);

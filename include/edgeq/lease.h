@@ -57,8 +57,21 @@ struct eq_credit {
 	__u32	handed;
 	__u32	taken;		/* written by the agent */
 	__u32	queued;		/* written by the agent */
+	__u32	held;		/* TCP packets TC held back for want of credit
+				 * (tx_credit_wait): demand the agent cannot see */
+	__u32	held_rung;	/* TC rang the doorbell for them; the agent clears it */
+	/* A fast send that leaves the lease below `low` bytes stamps
+	 * `pull_more` instead of pull_target: the tunnel is being drained,
+	 * and asks for a BDP more (set by the agent). */
+	__u32	pull_more;
+	__u32	low;
+	__u32	cap;		/* the most a lease may hold (1 BDP + 1 MTU): a
+				 * packet larger waits for nothing in TC */
 	__u32	pad0;
-	__u64	pad1[4];
+	/* One fast send's seq (high 32 bits) and send time (us, mod 2^32),
+	 * set by TC while 0, cleared by the agent once its ACK gave an RTT
+	 * sample: a copy's own time is when the agent read it. */
+	__u64	probe;
 };
 
 #ifndef EQ_LEASE_INLINE
@@ -72,8 +85,10 @@ struct eq_credit {
 
 /* TC: spend `bytes` of the lease for `n` packets (the segments of a GSO
  * packet).  1 and the first packet's seq in *seq on success (the others
- * follow it); 0 when the lease is closed, shut or short. */
-EQ_LEASE_INLINE int eq_lease_take_n(__u64 *word, __u32 bytes, __u32 n, __u32 *seq)
+ * follow it), the bytes left in *left; 0 when the lease is closed, shut or
+ * short. */
+EQ_LEASE_INLINE int eq_lease_take_left(__u64 *word, __u32 bytes, __u32 n, __u32 *seq,
+				       __u32 *left)
 {
 	for (int i = 0; i < EQ_LEASE_TRIES; i++) {
 		union eq_lease_word old, new;
@@ -86,10 +101,18 @@ EQ_LEASE_INLINE int eq_lease_take_n(__u64 *word, __u32 bytes, __u32 n, __u32 *se
 		new.parts.seq = old.parts.seq + n;
 		if (__sync_val_compare_and_swap(word, old.word, new.word) == old.word) {
 			*seq = old.parts.seq;
+			*left = new.parts.bytes & EQ_LEASE_BYTES;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+EQ_LEASE_INLINE int eq_lease_take_n(__u64 *word, __u32 bytes, __u32 n, __u32 *seq)
+{
+	__u32 left;
+
+	return eq_lease_take_left(word, bytes, n, seq, &left);
 }
 
 /* TC: spend `bytes` of the lease for one packet.  1 and the packet's seq

@@ -137,8 +137,15 @@ struct eq_eqds_config {
 	__u32	drr_quantum;		/* bytes per class per DRR round */
 	__u32	fast_path;		/* 1: the agent lends credit to TC (lease.h) */
 	__u32	direct_rx;		/* 1: XDP delivers in-order DATA itself (rx.h) */
-	__u32	pad;
+	__u32	hold_tcp;		/* 1: TC holds back TCP packets the lease does not
+					 * cover while their flow has data in flight */
 };
+
+/* hold_tcp auto, until attach resolves it by the link rate: on from
+ * EQ_HOLD_AUTO_BPS, where the agent could not carry a bulk flow's packets
+ * (docs/eqds.md, "Holding back instead"). */
+#define EQ_HOLD_AUTO		2
+#define EQ_HOLD_AUTO_BPS	1000000000ULL
 
 /* eq_config (array of one): what the programs need and what attach did. */
 struct eq_config {
@@ -177,12 +184,23 @@ struct eq_config {
 #define EQ_AGENT_MTU_MAX	3500
 #define EQ_AGENT_FRAME_MAX	(EQ_AGENT_MTU_MAX + 14)
 
-/* eq_xsks (XSKMAP): the agent's AF_XDP sockets. */
+/* eq_xsks (XSKMAP): the agent's AF_XDP sockets.  An AF_XDP socket takes
+ * only the packets of the receive queue it is bound to, so the agent binds
+ * one to every receive queue of the attached interface. */
 #define EQ_XSK_WIRE		0	/* on the attached interface, queue 0 */
 #define EQ_XSK_AGENT		1	/* on eqb<ifindex>, queue 0 */
 #define EQ_XSK_COPY		2	/* on eqd<ifindex>, queue 0: copies of fast
 					 * sends, read without waking the agent */
-#define EQ_XSK_MAX		3
+#define EQ_XSK_MAX		3	/* the agent's sockets shown by status */
+#define EQ_MAX_RXQ		64	/* receive queues of the attached interface */
+#define EQ_XSK_SLOTS		(EQ_XSK_MAX + EQ_MAX_RXQ - 1)
+
+/* The eq_xsks key of the socket on receive queue q of the attached
+ * interface: 0 for queue 0, after the fixed ones for the others. */
+static inline __u32 eq_xsk_wire_key(__u32 q)
+{
+	return q ? EQ_XSK_MAX + q - 1 : EQ_XSK_WIRE;
+}
 
 /* One AF_XDP socket of the agent: what the kernel could not hand it (its
  * XDP_STATISTICS) and what it moved. */
@@ -218,7 +236,9 @@ struct eq_agent {
 	__u32	flush_done;		/* the agent copies flush_seq here when done */
 	__u32	xsk_mode;		/* 1 copy, 2 zero-copy (the wire socket) */
 	struct eq_agent_counters cnt;
-	struct eq_xsk_stats xsk[EQ_XSK_MAX];	/* by eq_xsks key */
+	struct eq_xsk_stats xsk[EQ_XSK_MAX];	/* wire (every queue), host, copy */
+	__u32	wire_queues;		/* sockets on the attached interface */
+	__u32	pad;
 };
 
 #define EQ_AGENT_READY		0x1
@@ -246,6 +266,9 @@ struct eq_agent_peer {
 	__u64	rx_direct;		/* of rx_data: delivered by XDP itself (rx.h) */
 	__u64	pull_pkts;		/* PULL packets: one grants several pulls */
 	__u64	infl_given_up;		/* in flight, dropped unACKed (ring at its cap) */
+	__u32	bdp;			/* the tunnel's BDP, bytes (follows srtt unless
+					 * `bdp` is configured) */
+	__u32	srtt_us;		/* its smoothed RTT, agents included */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

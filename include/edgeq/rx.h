@@ -28,7 +28,9 @@
 #include <linux/types.h>
 
 #define EQ_MAP_RX		"eq_rx"
-#define EQ_MAP_RX_BELL		"eq_rx_bell"
+#define EQ_MAP_BELL		"eq_bell"	/* the agent's doorbell: a ring buffer of
+						 * peer slots, rung by XDP (it delivered
+						 * DATA) and TC (it held packets back) */
 
 #define EQ_RX_OPEN		0x1u	/* XDP may deliver seq == next */
 

@@ -1115,7 +1115,7 @@ static int count_ring(void *ctx, void *data, size_t len)
 static void direct__in_order_goes_up_from_xdp(void **state)
 {
 	struct fx *fx = *state;
-	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(fx->xdp->maps.eq_rx_bell),
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(fx->xdp->maps.eq_bell),
 						  count_ring, NULL, NULL);
 	struct eq_rx r;
 

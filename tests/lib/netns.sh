@@ -65,7 +65,11 @@ tb_up() {
 	trap 'tb_down; exit 130' INT TERM
 	TB_TMP=$(mktemp -d /tmp/edgeq-test.XXXXXX)
 	ip netns add "$TB_A" && ip netns add "$TB_B" || return 1
-	ip link add "$TB_IFA" netns "$TB_A" type veth peer name "$TB_IFB" netns "$TB_B" || return 1
+	# TB_QUEUES: receive and transmit queues on each end (multi-queue).
+	local qs=()
+	[ -n "${TB_QUEUES:-}" ] && qs=(numtxqueues "$TB_QUEUES" numrxqueues "$TB_QUEUES")
+	ip link add "$TB_IFA" netns "$TB_A" "${qs[@]}" type veth peer name "$TB_IFB" netns "$TB_B" \
+		"${qs[@]}" || return 1
 	ip -n "$TB_A" addr add 10.77.0.1/24 dev "$TB_IFA"
 	ip -n "$TB_B" addr add 10.77.0.2/24 dev "$TB_IFB"
 	ip -n "$TB_B" addr add 10.77.0.3/24 dev "$TB_IFB"

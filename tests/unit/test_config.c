@@ -26,7 +26,7 @@
 #define NAME	"t.conf"
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, " \
-	"eqds_mode, asl, fast_path, direct_rx, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
+	"eqds_mode, asl, fast_path, direct_rx, hold_tcp, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"rto_us, drr_quantum)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
@@ -298,6 +298,15 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "asl fifo", offsetof(struct eq_config, eqds.policy), 0 },
 		{ "fast_path on", offsetof(struct eq_config, eqds.fast_path), 1 },
 		{ "fast_path off", offsetof(struct eq_config, eqds.fast_path), 0 },
+		{ "direct_rx off", offsetof(struct eq_config, eqds.direct_rx), 0 },
+		{ "direct_rx on", offsetof(struct eq_config, eqds.direct_rx), 1 },
+		{ "hold_tcp on", offsetof(struct eq_config, eqds.hold_tcp), 1 },
+		{ "hold_tcp off", offsetof(struct eq_config, eqds.hold_tcp), 0 },
+		/* auto: on at 1 Gbit/s and above (the default link is 10) */
+		{ "hold_tcp auto", offsetof(struct eq_config, eqds.hold_tcp), 1 },
+		{ "link_rate 999mbit\nhold_tcp auto", offsetof(struct eq_config, eqds.hold_tcp), 0 },
+		{ "link_rate 200mbit", offsetof(struct eq_config, eqds.hold_tcp), 0 },
+		{ "link_rate 1gbit", offsetof(struct eq_config, eqds.hold_tcp), 1 },
 		{ "bdp 30000", offsetof(struct eq_config, eqds.bdp_bytes), 30000 },
 		{ "edge_queue 500", offsetof(struct eq_config, eqds.edge_limit), 500 },
 		{ "edge_ecn 1", offsetof(struct eq_config, eqds.edge_ecn), 1 },
@@ -928,7 +937,7 @@ static void eq_cfg_parse__error_line_number_property(void **state)
 		{ "node_id", "usage: node_id 0-65535" },
 		{ "a b c d e f g h i", "too many words" },
 	};
-	char text[8192], want[256];
+	char text[8192], want[512];
 
 	rng_state = 23;
 	for (int round = 0; round < 3000; round++) {

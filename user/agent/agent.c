@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_ether.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "edgeq/wire.h"
@@ -256,7 +258,7 @@ static void publish(struct agent *a)
 			.rx_trimmed = st.rx_trimmed, .rx_dup = st.rx_dup, .rx_ooo = st.rx_ooo,
 			.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
 			.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
-			.infl_given_up = st.infl_given_up,
+			.infl_given_up = st.infl_given_up, .bdp = st.bdp, .srtt_us = st.srtt_us,
 		};
 		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
 	}
@@ -284,6 +286,15 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 	ag.xsk_mode = a->wire.zero_copy ? 2 : 1;
 	ag.cnt = a->cnt;
 	eq_xsk_counters(&a->wire, &ag.xsk[EQ_XSK_WIRE]);
+	for (uint32_t q = 0; q < a->nrxq; q++) {	/* the wire's, every queue */
+		struct eq_xsk_stats s;
+		__u64 *to = (__u64 *)&ag.xsk[EQ_XSK_WIRE], *from = (__u64 *)&s;
+
+		eq_xsk_counters(&a->rxq[q], &s);
+		for (size_t i = 0; i < sizeof(s) / sizeof(__u64); i++)
+			to[i] += from[i];
+	}
+	ag.wire_queues = 1 + a->nrxq;
 	eq_xsk_counters(&a->host, &ag.xsk[EQ_XSK_AGENT]);
 	eq_xsk_counters(&a->copies, &ag.xsk[EQ_XSK_COPY]);
 	bpf_map_update_elem(a->fd_agent, &zero, &ag, 0);
@@ -300,6 +311,7 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.link_bps = c->link_rate_bps ? c->link_rate_bps : 10000000000ULL,
 		.mtu = mtu,
 		.bdp_bytes = q->bdp_bytes,
+		.bdp_auto = !q->bdp_bytes,	/* not configured: it follows the RTT */
 		.rts = q->rts,
 		.edge_limit = q->edge_limit ? q->edge_limit : 100,
 		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
@@ -344,8 +356,8 @@ static void credit_open(struct agent *a)
 			"edgeq: detach and attach again)\n", a->ifname);
 		lend = false;
 	}
-	if (lend && eq_xsk_open(&a->copies, name, a->fd_xsks, EQ_XSK_COPY, a->frame_size, false,
-				err, sizeof(err))) {
+	if (lend && eq_xsk_open(&a->copies, name, 0, a->fd_xsks, EQ_XSK_COPY, a->frame_size, false,
+				false, err, sizeof(err))) {
 		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
 		lend = false;
 	}
@@ -377,7 +389,7 @@ static void direct_rx_open(struct agent *a)
 	if (!a->cfg.eqds.direct_rx)
 		return;
 	a->fd_rx = pinned(a->pin_dir, EQ_MAP_RX, err, sizeof(err));
-	a->fd_bell = a->fd_rx < 0 ? -1 : pinned(a->pin_dir, EQ_MAP_RX_BELL, err, sizeof(err));
+	a->fd_bell = a->fd_rx < 0 ? -1 : pinned(a->pin_dir, EQ_MAP_BELL, err, sizeof(err));
 	m = a->fd_bell < 0 ? MAP_FAILED : mmap(NULL, RX_MAP_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
 					       a->fd_rx, 0);
 	if (m == MAP_FAILED) {
@@ -396,6 +408,53 @@ static void direct_rx_open(struct agent *a)
 	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
 		__atomic_store_n(&a->rx[i].order.word, 0, __ATOMIC_RELEASE);
 	eqds_set_rxmap(a->eqds, a->rx);
+}
+
+/* How many receive queues the interface has (ETHTOOL_GCHANNELS, which
+ * answers for the interface's own namespace: /sys would show the host's),
+ * at most EQ_MAX_RXQ; 1 when it cannot tell. */
+static uint32_t rx_queues(const char *ifname)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr = {};
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint32_t n = 1;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ch;
+	if (s >= 0 && !ioctl(s, SIOCETHTOOL, &ifr)) {
+		n = ch.rx_count + ch.combined_count;
+		if (!n)
+			n = 1;
+	}
+	if (s >= 0)
+		close(s);
+	return n > EQ_MAX_RXQ ? EQ_MAX_RXQ : n;
+}
+
+/* A socket on every receive queue: XDP can hand a socket only the packets
+ * of its own queue.  Queue 0's also sends. */
+static int wire_open(struct agent *a, char *err, size_t len)
+{
+	uint32_t n = rx_queues(a->ifname);
+
+	if (eq_xsk_open(&a->wire, a->ifname, 0, a->fd_xsks, EQ_XSK_WIRE, a->frame_size, true, false,
+			err, len))
+		return -1;
+	if (n <= 1)
+		return 0;
+	a->rxq = calloc(n - 1, sizeof(*a->rxq));
+	if (!a->rxq) {
+		snprintf(err, len, "no memory for %u sockets", n - 1);
+		return -1;
+	}
+	for (uint32_t q = 1; q < n; q++) {
+		if (eq_xsk_open(&a->rxq[q - 1], a->ifname, q, a->fd_xsks, eq_xsk_wire_key(q),
+				a->frame_size, a->wire.zero_copy, true, err, len))
+			return -1;
+		a->nrxq++;
+	}
+	return 0;
 }
 
 int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
@@ -473,8 +532,9 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 	if (a->credit)
 		eqds_set_bucket(a->eqds, a->credit);
 	direct_rx_open(a);
-	if (eq_xsk_open(&a->wire, ifname, a->fd_xsks, EQ_XSK_WIRE, a->frame_size, true, err, len) ||
-	    eq_xsk_open(&a->host, peer_if, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false, err, len))
+	if (wire_open(a, err, len) ||
+	    eq_xsk_open(&a->host, peer_if, 0, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false, false,
+			err, len))
 		return -1;
 	fprintf(stderr, "edgeqd: %s: EQDS, link %llu bit/s, mtu %u, BDP %u bytes, %s mode; "
 		"wire socket in %s mode; fast path %s\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
@@ -486,11 +546,15 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 
 int agent_run(struct agent *a)
 {
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[3 + EQ_MAX_RXQ] = {
 		{ .fd = eq_xsk_fd(&a->wire), .events = POLLIN },
 		{ .fd = eq_xsk_fd(&a->host), .events = POLLIN },
 		{ .fd = a->bell ? ring_buffer__epoll_fd(a->bell) : -1, .events = POLLIN },
 	};
+	nfds_t nfd = 3;
+
+	for (uint32_t q = 0; q < a->nrxq; q++)
+		pfd[nfd++] = (struct pollfd){ .fd = eq_xsk_fd(&a->rxq[q]), .events = POLLIN };
 
 	/* Timer wakeups here are late by tens of microseconds already: ask
 	 * for no added slack. */
@@ -509,6 +573,8 @@ int agent_run(struct agent *a)
 			;
 		n = eq_xsk_rx(&a->host, BATCH, from_host, a);
 		n += eq_xsk_rx(&a->wire, BATCH, from_wire, a);
+		for (uint32_t q = 0; q < a->nrxq; q++)
+			n += eq_xsk_rx(&a->rxq[q], BATCH, from_wire, a);
 		/* XDP delivered in-order DATA itself: the module reads what in
 		 * eq_rx (eqds_run), the ring only woke us. */
 		if (a->bell)
@@ -520,6 +586,7 @@ int agent_run(struct agent *a)
 		/* Only once what the module sent is on the wire: a fast send
 		 * must not overtake it. */
 		eqds_lease_sync(a->eqds, now);
+		eq_xsk_flush(&a->wire);		/* an RTS it may have sent */
 		if (now >= a->next_beat) {
 			beat(a, now, true);
 			a->next_beat = now + BEAT_NS;
@@ -543,7 +610,7 @@ int agent_run(struct agent *a)
 								    : next - now;
 			struct timespec ts = { (time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL) };
 
-			if (ppoll(pfd, 3, &ts, NULL) < 0 && errno != EINTR)
+			if (ppoll(pfd, nfd, &ts, NULL) < 0 && errno != EINTR)
 				return -errno;
 		}
 	}
@@ -560,6 +627,9 @@ void agent_close(struct agent *a)
 	eq_xsk_close(&a->copies);
 	eq_xsk_close(&a->host);
 	eq_xsk_close(&a->wire);
+	for (uint32_t q = 0; q < a->nrxq; q++)
+		eq_xsk_close(&a->rxq[q]);
+	free(a->rxq);
 	if (a->eqds)
 		eqds_free(a->eqds);	/* takes every lease back */
 	if (a->credit)

@@ -28,8 +28,10 @@ struct agent {
 	int			fd_rx, fd_bell;
 	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
 	struct eq_rx		*rx;		/* eq_rx, mapped: direct delivery (rx.h) */
-	struct ring_buffer	*bell;		/* eq_rx_bell: XDP delivered something */
-	struct eq_xsk		wire, host;
+	struct ring_buffer	*bell;		/* eq_bell: XDP delivered something */
+	struct eq_xsk		wire, host;	/* wire: queue 0, and every send */
+	struct eq_xsk		*rxq;		/* the other receive queues' sockets */
+	uint32_t		nrxq;		/* ... how many */
 	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
 	uint8_t			wire_mac[6];	/* the attached interface's */
 	struct eqt_pool		pool;

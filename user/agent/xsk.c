@@ -16,6 +16,7 @@
 
 #define NUM_FRAMES	4096
 #define RX_FRAMES	2048	/* frames [0, RX_FRAMES) circulate fill -> rx */
+#define RX_ONLY_FRAMES	1024	/* a socket that only receives (more queues) */
 #define RING		2048
 
 struct eq_xsk_rings {
@@ -31,11 +32,12 @@ static int try_open(struct eq_xsk *x, struct eq_xsk_rings *r, bool zc)
 		.bind_flags = (zc ? XDP_ZEROCOPY : XDP_COPY) | XDP_USE_NEED_WAKEUP,
 	};
 
-	return xsk_socket__create(&x->xsk, x->ifname, 0, x->umem, &r->rx, &r->tx, &scfg);
+	return xsk_socket__create(&x->xsk, x->ifname, x->queue, x->umem, &r->rx, &r->tx, &scfg);
 }
 
-int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t key,
-		uint32_t frame_size, bool try_zero_copy, char *err, size_t errlen)
+int eq_xsk_open(struct eq_xsk *x, const char *ifname, uint32_t queue, int xskmap_fd,
+		uint32_t key, uint32_t frame_size, bool try_zero_copy, bool rx_only, char *err,
+		size_t errlen)
 {
 	struct xsk_umem_config ucfg = {
 		.fill_size = RING, .comp_size = RING, .frame_size = frame_size,
@@ -47,21 +49,24 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 	memset(x, 0, sizeof(*x));
 	snprintf(x->ifname, sizeof(x->ifname), "%s", ifname);
 	x->frame_size = frame_size;
+	x->queue = queue;
+	x->nframes = rx_only ? RX_ONLY_FRAMES : NUM_FRAMES;
+	x->rx_frames = rx_only ? RX_ONLY_FRAMES : RX_FRAMES;
 	r = calloc(1, sizeof(*r));
-	x->tx_free = calloc(NUM_FRAMES - RX_FRAMES, sizeof(uint64_t));
+	x->tx_free = calloc(x->nframes - x->rx_frames + 1, sizeof(uint64_t));
 	x->rings = r;
 	if (!r || !x->tx_free) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	x->area = mmap(NULL, (size_t)NUM_FRAMES * frame_size, PROT_READ | PROT_WRITE,
+	x->area = mmap(NULL, (size_t)x->nframes * frame_size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (x->area == MAP_FAILED) {
 		x->area = NULL;
 		snprintf(err, errlen, "UMEM for %s: %s", ifname, strerror(errno));
 		goto fail;
 	}
-	e = xsk_umem__create(&x->umem, x->area, (uint64_t)NUM_FRAMES * frame_size,
+	e = xsk_umem__create(&x->umem, x->area, (uint64_t)x->nframes * frame_size,
 			     &r->fill, &r->comp, &ucfg);
 	if (e) {
 		snprintf(err, errlen, "UMEM for %s: %s", ifname, strerror(-e));
@@ -82,7 +87,7 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 		e = try_open(x, r, false);
 	}
 	if (e) {
-		snprintf(err, errlen, "AF_XDP socket on %s queue 0: %s", ifname, strerror(-e));
+		snprintf(err, errlen, "AF_XDP socket on %s queue %u: %s", ifname, queue, strerror(-e));
 		goto fail;
 	}
 	fd = xsk_socket__fd(x->xsk);
@@ -90,14 +95,14 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t ke
 		snprintf(err, errlen, "putting the %s socket into eq_xsks: %s", ifname, strerror(errno));
 		goto fail;
 	}
-	if (xsk_ring_prod__reserve(&r->fill, RX_FRAMES, &idx) != RX_FRAMES) {
+	if (xsk_ring_prod__reserve(&r->fill, x->rx_frames, &idx) != x->rx_frames) {
 		snprintf(err, errlen, "fill ring of %s", ifname);
 		goto fail;
 	}
-	for (uint32_t i = 0; i < RX_FRAMES; i++)
+	for (uint32_t i = 0; i < x->rx_frames; i++)
 		*xsk_ring_prod__fill_addr(&r->fill, idx + i) = (uint64_t)i * frame_size;
-	xsk_ring_prod__submit(&r->fill, RX_FRAMES);
-	for (uint32_t i = RX_FRAMES; i < NUM_FRAMES; i++)
+	xsk_ring_prod__submit(&r->fill, x->rx_frames);
+	for (uint32_t i = x->rx_frames; i < x->nframes; i++)
 		x->tx_free[x->n_tx_free++] = (uint64_t)i * frame_size;
 	return 0;
 fail:
@@ -112,7 +117,7 @@ void eq_xsk_close(struct eq_xsk *x)
 	if (x->umem)
 		xsk_umem__delete(x->umem);
 	if (x->area)
-		munmap(x->area, (size_t)NUM_FRAMES * x->frame_size);
+		munmap(x->area, (size_t)x->nframes * x->frame_size);
 	free(x->tx_free);
 	free(x->rings);
 	memset(x, 0, sizeof(*x));

@@ -26,6 +26,8 @@ struct eq_xsk {
 	uint32_t	n_tx_free;
 	uint32_t	tx_pending;
 	uint32_t	frame_size;	/* UMEM frame: 2048 or 4096 */
+	uint32_t	queue;		/* the interface's queue it is bound to */
+	uint32_t	nframes, rx_frames;	/* UMEM frames; of them, receiving */
 	bool		zero_copy;
 	uint64_t	rx_pkts, tx_pkts, tx_drop;
 };
@@ -37,9 +39,12 @@ static inline uint32_t eq_xsk_frame_size(uint32_t frame)
 	return frame + 256 <= 2048 ? 2048 : 4096;
 }
 
-/* Opens the socket on ifname queue 0 and stores it at key in xskmap_fd. */
-int eq_xsk_open(struct eq_xsk *x, const char *ifname, int xskmap_fd, uint32_t key,
-		uint32_t frame_size, bool try_zero_copy, char *err, size_t errlen);
+/* Opens the socket on ifname's queue and stores it at key in xskmap_fd.
+ * rx_only: a socket that only receives (another receive queue), with a
+ * smaller UMEM. */
+int eq_xsk_open(struct eq_xsk *x, const char *ifname, uint32_t queue, int xskmap_fd,
+		uint32_t key, uint32_t frame_size, bool try_zero_copy, bool rx_only, char *err,
+		size_t errlen);
 void eq_xsk_close(struct eq_xsk *x);
 int eq_xsk_fd(const struct eq_xsk *x);
 /* Hands up to budget received frames to cb (valid during the call only). */

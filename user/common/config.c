@@ -248,6 +248,11 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
 			return fail(err, errlen, name, ln, "fast_path '%s': use on or off", w[1]);
 		b->eqds.fast_path = !strcmp(w[1], "on");
+	} else if (!strcmp(w[0], "hold_tcp")) {
+		WANT(2, "hold_tcp auto|on|off");
+		if (strcmp(w[1], "auto") && strcmp(w[1], "on") && strcmp(w[1], "off"))
+			return fail(err, errlen, name, ln, "hold_tcp '%s': use auto, on or off", w[1]);
+		b->eqds.hold_tcp = !strcmp(w[1], "on") ? 1 : !strcmp(w[1], "off") ? 0 : EQ_HOLD_AUTO;
 	} else if (!strcmp(w[0], "direct_rx")) {
 		WANT(2, "direct_rx on|off");
 		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
@@ -257,7 +262,7 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		if (rc)
 			return fail(err, errlen, name, ln, "%s", number_usage(w[0]));
 	} else {
-		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, direct_rx, %s)", w[0], number_names());
+		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, direct_rx, hold_tcp, %s)", w[0], number_names());
 	}
 #undef WANT
 	return 0;
@@ -276,6 +281,9 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 	if (b->mtu && b->eqds.bdp_bytes && b->eqds.bdp_bytes < b->mtu)
 		return fail(err, errlen, name, 0, "bdp %u is below the mtu %u: not one packet could be pulled",
 			    b->eqds.bdp_bytes, b->mtu);
+	/* hold_tcp auto: on where the agent could not carry a bulk flow. */
+	if (b->eqds.hold_tcp == EQ_HOLD_AUTO)
+		b->eqds.hold_tcp = b->link_rate_bps >= EQ_HOLD_AUTO_BPS;
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		const struct eq_cfg_peer *p = &cfg->peers[i];
 		bool v4 = eq_addr_is_v4(&p->via);
@@ -308,6 +316,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.eqds.drr_quantum = 3000;
 	cfg->bpf.eqds.fast_path = 1;
 	cfg->bpf.eqds.direct_rx = 1;
+	cfg->bpf.eqds.hold_tcp = EQ_HOLD_AUTO;
 	if (!copy)
 		return fail(err, errlen, name, 0, "out of memory");
 	/* strsep, not strtok: keeps empty lines so line numbers stay right. */

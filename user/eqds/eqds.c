@@ -46,7 +46,14 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 	e->io = *io;
 	e->pool = pool;
 	e->rng = rand;
-	e->bdp_pkts = cfg->bdp_bytes / cfg->mtu;
+	e->bdp_max = cfg->bdp_bytes;
+	if (cfg->bdp_auto) {	/* 4 ms at the link rate, within what a lease holds */
+		uint64_t m = cfg->link_bps / 8 * 4 / 1000;
+
+		if (m > EQ_LEASE_BYTES / 2)
+			m = EQ_LEASE_BYTES / 2;
+		e->bdp_max = m > cfg->bdp_bytes ? (uint32_t)m : cfg->bdp_bytes;
+	}
 	e->asl_head = e->asl_tail = ASL_NONE;
 	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, burst(cfg), now);
 	e->pull_batch = (uint32_t)(cfg->link_bps / 8 * PULL_BATCH_NS / 1000000000ULL /
@@ -248,6 +255,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->inflight_bytes = t->infl_bytes;
 		st->tx_epoch = t->isn;
 		st->tx_state = t->state;
+		st->bdp = tx_bdp(e, t);
+		st->srtt_us = (uint32_t)(t->srtt_ns / 1000);
 	}
 	if (r) {
 		st->pull_no = r->pull_no;

@@ -58,7 +58,11 @@ struct eqds_cfg {
 	uint64_t	link_bps;	/* this host's access link: the pull pacer's and
 					 * the wire arbiter's rate */
 	uint32_t	mtu;		/* wire MTU in bytes (IP packet): one PULL = one MTU */
-	uint32_t	bdp_bytes;	/* 1 BDP: unscheduled burst, pull target cap */
+	uint32_t	bdp_bytes;	/* 1 BDP: unscheduled burst, pull target cap;
+					 * with bdp_auto the floor of each tunnel's */
+	bool		bdp_auto;	/* each tunnel's BDP follows its measured RTT:
+					 * link rate x smoothed RTT, from bdp_bytes up
+					 * to 4 ms at the link rate */
 	bool		rts;		/* RTS mode: no unscheduled first RTT (no trimming) */
 	uint32_t	edge_limit;	/* per-destination edge queue, packets (drop-tail) */
 	uint32_t	edge_ecn;	/* ... CE-mark ECT packets above this many */
@@ -97,6 +101,8 @@ struct eqds_peer_stats {
 	uint64_t	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
 	uint64_t	tx_fast;	/* of tx_data: sent by TC on leased credit */
 	uint64_t	lease_bytes;	/* of credit: lent to TC now */
+	uint32_t	bdp;		/* the tunnel's BDP now (bytes) */
+	uint32_t	srtt_us;	/* its smoothed RTT (0: no sample yet) */
 	uint64_t	infl_given_up;	/* packets in flight dropped unACKed: their
 					 * seqs spanned more than the in-flight
 					 * ring can grow to (sender.c) */

@@ -34,6 +34,11 @@ struct tx_tunnel {
 	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */
 	uint64_t	shut_at, copies_since;
 	uint64_t	handed_since;	/* TC's handed count ahead of ours since */
+	/* TCP packets TC holds back for want of credit (lease.h `held`): a
+	 * backlog we cannot see, asked for as if it were a BDP's. */
+	uint32_t	held_seen;
+	uint64_t	held_at;	/* when TC last held one */
+	bool		tc_demand;
 	/* ACKs and NACKs that came before the copy of the fast send they are
 	 * about (its clone was slower than the round trip): the copy obeys
 	 * them when it comes.  A ring: the oldest goes first. */
@@ -55,6 +60,7 @@ struct tx_tunnel {
 	/* The RTO adapts to the ACKs (RFC 6298 estimator, rto_ns its floor,
 	 * doubled when it fires): an agent on a busy host answers late. */
 	uint64_t	srtt_ns, rttvar_ns, rto_ns;
+	uint32_t	bdp;		/* bytes: cfg.bdp_bytes, or from srtt (bdp_auto) */
 	struct eqds_peer_stats st;
 };
 
@@ -104,7 +110,7 @@ struct eqds {
 	struct eq_credit	*bucket;	/* the fast path's leases, or NULL */
 	struct eq_rx		*rxmap;		/* direct delivery's words, or NULL */
 	uint64_t		rng;
-	uint32_t		bdp_pkts;
+	uint32_t		bdp_max;	/* cfg.bdp_bytes, or bdp_auto's cap */
 	uint64_t		now;	/* the latest time an entry point was given:
 					 * for eqds_set_bucket(), which takes none */
 	struct tx_tunnel	*tx[EQDS_MAX_PEERS];
@@ -137,6 +143,20 @@ struct eqds {
 };
 
 uint64_t eqds_rand(struct eqds *e);
+
+/* A tunnel's BDP: what the start rule lends, what pull targets and RTSs ask
+ * for at most, what credit is capped at (with one MTU). */
+static inline uint32_t tx_bdp(const struct eqds *e, const struct tx_tunnel *t)
+{
+	return t && t->bdp ? t->bdp : e->cfg.bdp_bytes;
+}
+
+/* The most a receiver lets an RTS ask for: the senders' BDPs follow their
+ * RTTs under bdp_auto, up to bdp_max. */
+static inline uint32_t rx_bdp_cap(const struct eqds *e)
+{
+	return e->bdp_max;
+}
 
 /* Every entry point notes its `now`: eqds_set_bucket() is given none. */
 static inline void clock_seen(struct eqds *e, uint64_t now)
@@ -199,6 +219,11 @@ void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint
 void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now);
 uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t tx_arbiter(struct eqds *e, uint64_t now);
+void tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);
+uint32_t tx_pull_target(const struct eqds *e, const struct tx_tunnel *t);
+void tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
+void tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
+		    uint64_t now);
 /* receiver.c */
 void rx_free(struct eqds *e, uint32_t peer);
 void rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed);

@@ -74,6 +74,29 @@ static uint32_t lease_add(struct eq_credit *b, uint32_t bytes)
 	return 0;
 }
 
+/* TCP packets TC held back for want of credit (tx_credit_wait) are a
+ * backlog the module cannot see: while TC holds any (within the last two
+ * RTTs), the tunnel asks for a BDP more, on the fast sends' pull target,
+ * and with an RTS when the lease is too short for a fast send to carry
+ * it.  Without this the fast sends asked for nothing, the receiver pulled
+ * only what they asked, and a TCP flow held back waited until it had
+ * nothing in flight: in RTS mode a 4 MB transfer took 33 s instead of
+ * 0.2 on the fabric. */
+static void tc_demand(struct eqds *e, struct tx_tunnel *t, struct eq_credit *b, uint64_t now)
+{
+	uint32_t held;
+
+	__atomic_exchange_n(&b->held_rung, 0, __ATOMIC_ACQ_REL);	/* before reading */
+	held = __atomic_load_n(&b->held, __ATOMIC_ACQUIRE);
+	uint64_t window = t->srtt_ns ? 2 * t->srtt_ns : e->cfg.rto_ns;
+
+	if (held != t->held_seen) {
+		t->held_seen = held;
+		t->held_at = now;
+	}
+	t->tc_demand = t->held_at && now - t->held_at < window;
+}
+
 void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
@@ -88,6 +111,7 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	__atomic_store_n(&b->queued, tx_backlog_pkts(t), __ATOMIC_RELAXED);
 	if (e->cfg.no_lend)
 		return;
+	tc_demand(e, t, b, now);
 	/* SYN_SENT: the SYN flag is the agent's to set.  A queue: it goes
 	 * first, on the agent's credit. */
 	if (t->state != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
@@ -130,12 +154,22 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	    (!t->lease_open || w.parts.seq - t->lease_seq0 == t->lease_copies)) {
 		int64_t have = t->credit + (t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0);
 
-		if (have < (int64_t)e->cfg.bdp_bytes)
-			t->credit += (int64_t)e->cfg.bdp_bytes - have;
+		if (have < (int64_t)tx_bdp(e, t))
+			t->credit += (int64_t)tx_bdp(e, t) - have;
 	}
-	/* A fast send asks for no more pulls: its target is the highest pull
-	 * (credit after an idle spell comes from the start rule). */
-	__atomic_store_n(&b->pull_target, t->highest_pull, __ATOMIC_RELAXED);
+	/* A fast send asks for what TC holds back (a BDP while it holds
+	 * any), and for nothing more otherwise: its target is the highest
+	 * pull (credit after an idle spell comes from the start rule). */
+	__atomic_store_n(&b->pull_target, tx_pull_target(e, t), __ATOMIC_RELAXED);
+	/* ... and a BDP more once a fast send leaves less than half a BDP on
+	 * lease: TC cannot see TCP's backlog, but a tunnel whose lease is
+	 * being drained has one.  Asking only after TC held packets back came
+	 * late: the receiver pulled for 44 % of the packets of a bulk flow,
+	 * and TCP, held back again and again, shrank its window to 2. */
+	__atomic_store_n(&b->pull_more, t->hp_known ? t->highest_pull + tx_bdp(e, t) / e->cfg.mtu
+						     : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->low, t->hp_known ? tx_bdp(e, t) / 2 : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->cap, tx_bdp(e, t) + e->cfg.mtu, __ATOMIC_RELAXED);
 	/* Opened even with no credit in hand: TC then holds a TCP flow's
 	 * packets back until pulls top the lease up (tc_egress.bpf.c),
 	 * rather than hand them to us and keep the lease shut. */
@@ -154,6 +188,37 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 		t->credit -= lease_add(b, t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES
 								    : (uint32_t)t->credit);
 	}
+	/* TC holds packets back and the lease cannot carry the ask: an RTS. */
+	if (t->tc_demand && t->hp_known && after(tx_pull_target(e, t), t->told_target) &&
+	    (lease_load(b).parts.bytes & EQ_LEASE_BYTES) < e->cfg.mtu + 14)
+		tx_ask(e, peer, t, now);
+}
+
+/* An RTT sample from a fast send: TC records the seq and the send time
+ * (us, mod 2^32) of one fast send in the bucket's probe word while it is
+ * free, and the ACK that covers that seq gives the sample (a copy's own
+ * time is when the agent read it, later).  A probe unanswered for an RTO
+ * (lost, trimmed) is dropped, so that a resend's ACK is never taken for
+ * it (Karn). */
+void tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
+		    uint64_t now)
+{
+	uint64_t probe;
+	uint32_t seq, age_us;
+
+	if (!e->bucket || !(probe = __atomic_load_n(&e->bucket[peer].probe, __ATOMIC_ACQUIRE)))
+		return;
+	seq = (uint32_t)(probe >> 32);
+	age_us = (uint32_t)(now / 1000) - (uint32_t)probe;
+	if ((uint64_t)age_us * 1000 > (t->rto_ns ? t->rto_ns : e->cfg.rto_ns) ||
+	    before(seq, t->isn)) {
+		__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	if (cum ? !before(seq, ack) : seq != ack)
+		return;
+	tx_rtt_sample(e, t, (uint64_t)age_us * 1000);
+	__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
 }
 
 /* An ACK or NACK of nothing in flight: when fast sends may still have
@@ -217,6 +282,10 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 	p->flags |= EQT_PF_FAST;
 	if (!before(seq, t->next_seq))
 		t->next_seq = seq + 1;
+	/* It carried the bucket's pull target, or one before it. */
+	if (e->bucket && t->hp_known &&
+	    after(__atomic_load_n(&e->bucket[peer].pull_target, __ATOMIC_RELAXED), t->told_target))
+		t->told_target = __atomic_load_n(&e->bucket[peer].pull_target, __ATOMIC_RELAXED);
 	t->st.tx_data++;
 	t->st.tx_fast++;
 	switch (early_take(t, seq)) {

@@ -286,8 +286,8 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 		 * the RTS to what the invariant leaves (sender.c, rts_room()). */
 		int64_t want = (int64_t)(int32_t)(target - r->pull_no) * e->cfg.mtu;
 
-		if (want > (int64_t)e->cfg.bdp_bytes)
-			want = e->cfg.bdp_bytes;
+		if (want > (int64_t)rx_bdp_cap(e))
+			want = rx_bdp_cap(e);
 		/* A negative entry is what the last pulls gave beyond what
 		 * arrived (a PULL is a whole MTU): it stays owed back. */
 		if (r->owed < 0)

@@ -127,8 +127,14 @@ static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
 
 /* An ACK of a packet sent once (Karn: a retransmission's ACK could be
  * the first send's) is an RTT sample, scheduling delays of both agents
- * included: RFC 6298's estimator, with the configured RTO as its floor. */
-static void rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
+ * included: RFC 6298's estimator, with the configured RTO as its floor.
+ * Under bdp_auto the tunnel's BDP follows it: the link rate times the
+ * smoothed RTT, between the configured floor and bdp_max.  The RTT here
+ * is the credit loop's (two agents' wake-ups, 100-300 us on a shared
+ * host, not only the network's), and a BDP below it cannot fill the
+ * link: on a veth pair with the 50 us default a 64 KiB GSO packet never
+ * fit the lease. */
+void tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 {
 	uint64_t v;
 
@@ -143,6 +149,16 @@ static void rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 	}
 	v = t->srtt_ns + 4 * t->rttvar_ns;
 	t->rto_ns = v < e->cfg.rto_ns ? e->cfg.rto_ns : v > RTO_MAX_NS ? RTO_MAX_NS : v;
+	if (e->cfg.bdp_auto) {
+		/* The loop's round trip varies with the agents' wake-ups: the
+		 * smoothed RTT and twice its variation, so that credit is not
+		 * short for the slower half of the round trips. */
+		uint64_t b = e->cfg.link_bps / 8 * (t->srtt_ns + 2 * t->rttvar_ns) / 1000000000ULL;
+
+		b = (b + e->cfg.mtu - 1) / e->cfg.mtu * e->cfg.mtu;
+		t->bdp = b < e->cfg.bdp_bytes ? e->cfg.bdp_bytes : b > e->bdp_max ? e->bdp_max :
+			 (uint32_t)b;
+	}
 }
 
 static struct eqt_pkt *infl_take(struct tx_tunnel *t, uint32_t seq)
@@ -224,7 +240,7 @@ static void restart(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint64_t
 	 * stays busy (then an RTS, so that our burst does not land on a
 	 * full queue).  RTS mode: always ask first. */
 	if (!e->cfg.rts && now >= t->busy_until) {
-		int64_t c = (int64_t)e->cfg.bdp_bytes - in_flight(e, t, now);
+		int64_t c = (int64_t)tx_bdp(e, t) - in_flight(e, t, now);
 
 		if (c > t->credit)
 			t->credit = c;
@@ -293,12 +309,17 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	return 0;
 }
 
-static uint32_t pull_target(const struct eqds *e, const struct tx_tunnel *t)
+/* The pull number this tunnel wants reached: what its queue needs, and a
+ * BDP while TC holds TCP packets back for want of credit, all at most a
+ * BDP past the highest pull. */
+uint32_t tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
 {
 	uint64_t want = (tx_backlog_bytes(t) + e->cfg.mtu - 1) / e->cfg.mtu;
 
-	if (want > e->bdp_pkts)
-		want = e->bdp_pkts;
+	if (t->tc_demand)
+		want += tx_bdp(e, t) / e->cfg.mtu;
+	if (want > tx_bdp(e, t) / e->cfg.mtu)
+		want = tx_bdp(e, t) / e->cfg.mtu;
 	/* Before the receiver's first answer our highest_pull is not in its
 	 * numbering: a SYN packet's pull target is relative (docs/eqds.md). */
 	return t->hp_known ? t->highest_pull + (uint32_t)want : (uint32_t)want;
@@ -361,7 +382,7 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	if (h.flags & EQ_F_SYN)
 		p->flags |= EQT_PF_SYN;
 	h.seq_ack = p->seq;
-	h.pull = pull_target(e, t);
+	h.pull = tx_pull_target(e, t);
 	h.aux = p->len;
 	if (p->tx_count)
 		t->st.tx_rtx++;
@@ -380,19 +401,19 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
  * for on top of them would put two windows in play. */
 static uint32_t rts_room(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
 {
-	int64_t room = (int64_t)e->cfg.bdp_bytes + e->cfg.mtu - t->credit - in_flight(e, t, now);
+	int64_t room = (int64_t)tx_bdp(e, t) + e->cfg.mtu - t->credit - in_flight(e, t, now);
 
 	return room > 0 ? (uint32_t)(room / e->cfg.mtu) : 0;
 }
 
-static void send_rts(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
+void tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
 	struct eqds_hdr h = { .type = EQ_T_RTS };
 	uint32_t base = t->hp_known ? t->highest_pull : 0, room = rts_room(e, t, now);
 
 	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
 	h.seq_ack = t->next_seq;
-	h.pull = pull_target(e, t);
+	h.pull = tx_pull_target(e, t);
 	if (h.pull - base > room)
 		h.pull = base + room;
 	e->io.send_ctl(e->io.ctx, peer, &h);
@@ -530,7 +551,7 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t 
 		return;
 	if (newest->seq == ack - 1 && newest->tx_count == 1 && !(newest->flags & EQT_PF_FAST) &&
 	    now > newest->t_ns)
-		rtt_sample(e, t, now - newest->t_ns);
+		tx_rtt_sample(e, t, now - newest->t_ns);
 	eqt_pkt_put(e->pool, newest);
 }
 
@@ -587,11 +608,14 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		/* Credit beyond one BDP cannot be the loop's: pulls answering
 		 * packets we thought lost (RTO) would otherwise pile up.  What
 		 * is on lease to TC counts. */
-		int64_t cap = (int64_t)e->cfg.bdp_bytes + e->cfg.mtu - tx_lease_bytes(e, peer, t);
+		int64_t cap = (int64_t)tx_bdp(e, t) + e->cfg.mtu - tx_lease_bytes(e, peer, t);
 
 		if (t->credit > cap)
 			t->credit = cap > 0 ? cap : 0;
 	}
+	if (h->type == EQ_T_ACK || h->type == EQ_T_PULL)
+		tx_probe_acked(e, peer, t, h->seq_ack, h->type == EQ_T_PULL || (h->flags & EQ_F_CUM),
+			       now);
 	switch (h->type) {
 	case EQ_T_ACK:
 		if (h->flags & EQ_F_CUM) {
@@ -602,7 +626,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 			/* Not a fast send's: its copy may have been read long
 			 * after it left, and the sample would be short. */
 			if (p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns)
-				rtt_sample(e, t, now - p->t_ns);
+				tx_rtt_sample(e, t, now - p->t_ns);
 			eqt_pkt_put(e->pool, p);
 		} else {
 			tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
@@ -695,7 +719,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		/* RTSs repeat at the floor RTO, not the backed-off one: they
 		 * are small, and a restarted receiver answers the next one. */
 		if ((t->rts_due && rts_room(e, t, now)) || now >= quiet + e->cfg.rto_ns) {
-			send_rts(e, peer, t, now);
+			tx_ask(e, peer, t, now);
 			quiet = now;
 		}
 		if (quiet + e->cfg.rto_ns < next)
