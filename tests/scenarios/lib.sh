@@ -40,9 +40,9 @@ sc_transports() {
 # the default list) "edgeq" with `fast_path off`, every packet through the
 # agent (docs/eqds.md, "The fast path").  Inside the tunnel the
 # applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
-# SC_EDGEQ adds config directives (default "bdp 24000": edgeq's derived
-# BDP, 50 µs at the link rate, is for hardware; a round trip through this
-# fabric and two agents on a shared CPU takes 0.5-1 ms).
+# SC_EDGEQ adds config directives (default none: each tunnel's BDP
+# follows its measured round trip, which through this fabric and two
+# agents on a shared CPU takes 0.5-1 ms; "bdp 24000" fixed it before).
 sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast) return 0 ;; *) return 1 ;; esac; }
 
 # sc_cc TRANSPORT: the congestion control the applications use.
@@ -61,7 +61,7 @@ sc_up_tr() {
 	sc_up "$@" --set trim="$trim"
 	# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
 	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" fast_path "$fast" \
-		${SC_EDGEQ-bdp 24000} >&2 ||
+		${SC_EDGEQ-} >&2 ||
 		sc_die "edgeq did not attach ($tr)"
 }
 

@@ -10,16 +10,17 @@
 # edgeq the BDP each sender's agent settled on (it follows the measured
 # RTT unless `bdp` is configured).
 #
-# SC_SIZE (default 2m), SC_RATE (150mbit), SC_DELAYS (default "10us 200us":
-# one way per link; the round trip crosses four links), SC_SET (fabric
-# settings, default "trim=8p").
+# SC_SIZE (default 2m), SC_RATE (150mbit), SC_DELAYS (default "10us 200us
+# 1ms": one way per link; the round trip crosses four links: BDPs of 0.5,
+# 10 and 50 packets of the links alone), SC_SET (fabric settings, default
+# "trim=8p").
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/scenarios/lib.sh
 
 SIZE=${SC_SIZE:-2m}
 RATE=${SC_RATE:-150mbit}
-DELAYS=${SC_DELAYS:-10us 200us}
+DELAYS=${SC_DELAYS:-10us 200us 1ms}
 BYTES=$(numfmt --from=iec "${SIZE^^}")
 RATE_BPS=$(numfmt --from=si "$(tr a-z A-Z <<<"${RATE%bit}")")
 SETS=(); for s in ${SC_SET-trim=8p}; do SETS+=(--set "$s"); done

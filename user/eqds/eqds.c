@@ -47,8 +47,8 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 	e->pool = pool;
 	e->rng = rand;
 	e->bdp_max = cfg->bdp_bytes;
-	if (cfg->bdp_auto) {	/* 4 ms at the link rate, within what a lease holds */
-		uint64_t m = cfg->link_bps / 8 * 4 / 1000;
+	if (cfg->bdp_auto) {	/* 16 ms at the link rate, within what a lease holds */
+		uint64_t m = cfg->link_bps / 8 * 16 / 1000;
 
 		if (m > EQ_LEASE_BYTES / 2)
 			m = EQ_LEASE_BYTES / 2;

@@ -62,7 +62,7 @@ struct eqds_cfg {
 					 * with bdp_auto the floor of each tunnel's */
 	bool		bdp_auto;	/* each tunnel's BDP follows its measured RTT:
 					 * link rate x smoothed RTT, from bdp_bytes up
-					 * to 4 ms at the link rate */
+					 * to 16 ms at the link rate */
 	bool		rts;		/* RTS mode: no unscheduled first RTT (no trimming) */
 	uint32_t	edge_limit;	/* per-destination edge queue, packets (drop-tail) */
 	uint32_t	edge_ecn;	/* ... CE-mark ECT packets above this many */

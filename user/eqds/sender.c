@@ -155,9 +155,21 @@ void tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 		 * short for the slower half of the round trips. */
 		uint64_t b = e->cfg.link_bps / 8 * (t->srtt_ns + 2 * t->rttvar_ns) / 1000000000ULL;
 
+		uint32_t old = tx_bdp(e, t);
+
 		b = (b + e->cfg.mtu - 1) / e->cfg.mtu * e->cfg.mtu;
 		t->bdp = b < e->cfg.bdp_bytes ? e->cfg.bdp_bytes : b > e->bdp_max ? e->bdp_max :
 			 (uint32_t)b;
+		/* Credit only recycles: a loop that started with the floor's
+		 * BDP would keep it.  What the BDP grew by goes now, as the
+		 * start rule's burst would (trimming mode), or is asked for
+		 * (RTS mode). */
+		if (t->bdp > old && t->state == EQDS_TX_ESTABLISHED) {
+			if (!e->cfg.rts)
+				t->credit += t->bdp - old;
+			else
+				t->rts_due = true;
+		}
 	}
 }
 
