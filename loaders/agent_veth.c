@@ -107,12 +107,29 @@ static int attach_one(int ifindex, int prog_fd)
 	return bpf_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, NULL);
 }
 
+/* obj (opened, not loaded) uses the maps of maps_from: one instance per
+ * attachment.  0, or -EINVAL with the map it could not share in err. */
+static int share_maps(struct bpf_object *obj, struct bpf_object *maps_from, char *err, size_t len)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj) {
+		struct bpf_map *src = bpf_object__find_map_by_name(maps_from, bpf_map__name(map));
+
+		if (!src || bpf_map__reuse_fd(map, bpf_map__fd(src))) {
+			snprintf(err, len, "%s cannot share map %s", bpf_object__name(obj),
+				 bpf_map__name(map));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* xdp_agent on the agent's ends of both pairs, pinned once. */
 static int attach_xdp_agent(int host_ifindex, int copy_ifindex, struct bpf_object *maps_from,
 			    const char *dir, char *err, size_t len)
 {
 	struct xdp_agent *skel = xdp_agent__open();
-	struct bpf_map *map;
 	char path[512];
 	int rc;
 
@@ -120,15 +137,8 @@ static int attach_xdp_agent(int host_ifindex, int copy_ifindex, struct bpf_objec
 		snprintf(err, len, "cannot open xdp_agent: %s", strerror(errno));
 		return -errno;
 	}
-	bpf_object__for_each_map(map, skel->obj) {
-		struct bpf_map *src = bpf_object__find_map_by_name(maps_from, bpf_map__name(map));
-
-		if (!src || (rc = bpf_map__reuse_fd(map, bpf_map__fd(src)))) {
-			snprintf(err, len, "xdp_agent cannot share map %s", bpf_map__name(map));
-			xdp_agent__destroy(skel);
-			return -EINVAL;
-		}
-	}
+	if ((rc = share_maps(skel->obj, maps_from, err, len)))
+		goto out;
 	rc = xdp_agent__load(skel);
 	if (rc) {
 		snprintf(err, len, "cannot load xdp_agent: %s", strerror(-rc));
@@ -159,7 +169,6 @@ static int attach_tc_deliver(int ifindex, struct bpf_object *maps_from, const ch
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = 1, .priority = 1);
 	struct tc_deliver *skel = tc_deliver__open();
-	struct bpf_map *map;
 	char path[512];
 	int rc;
 
@@ -167,15 +176,8 @@ static int attach_tc_deliver(int ifindex, struct bpf_object *maps_from, const ch
 		snprintf(err, len, "cannot open tc_deliver: %s", strerror(errno));
 		return -errno;
 	}
-	bpf_object__for_each_map(map, skel->obj) {
-		struct bpf_map *src = bpf_object__find_map_by_name(maps_from, bpf_map__name(map));
-
-		if (!src || bpf_map__reuse_fd(map, bpf_map__fd(src))) {
-			snprintf(err, len, "tc_deliver cannot share map %s", bpf_map__name(map));
-			tc_deliver__destroy(skel);
-			return -EINVAL;
-		}
-	}
+	if ((rc = share_maps(skel->obj, maps_from, err, len)))
+		goto out;
 	rc = tc_deliver__load(skel);
 	if (rc) {
 		snprintf(err, len, "cannot load tc_deliver: %s", strerror(-rc));
