@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The tunnel as a user runs it: two hosts on a veth pair, with the
-# kernel's default offloads (TX checksum, TSO/GSO, GRO as veth has them)
-# and with TX checksum offload off, for every way the tunnel can carry a
+# kernel's default offloads (TX checksum, TSO/GSO, GRO as veth has them:
+# off), with GRO on as well, and with TX checksum offload off, for every
+# way the tunnel can carry a
 # packet: `scheme none`, `scheme eqds` with the fast path (TC sends on
 # leased credit; veth leaves the inner checksum to the receiver) and
 # without it (everything through both agents).  In each: TCP over IPv4
@@ -70,9 +71,11 @@ attach_both() {	# SCHEME FAST
 	tb_attach
 }
 
-offloads() {	# on|off: TX checksum (and with it TSO) on both ends
-	in_a ethtool -K "$TB_IFA" tx "$1" >/dev/null 2>&1 &&
-	in_b ethtool -K "$TB_IFB" tx "$1" >/dev/null 2>&1
+offloads() {	# on|off|gro: TX checksum (and with it TSO) on both ends; gro: on, and GRO
+	local tx=$1 gro=off
+	[ "$1" = gro ] && tx=on gro=on
+	in_a ethtool -K "$TB_IFA" tx "$tx" gro "$gro" >/dev/null 2>&1 &&
+	in_b ethtool -K "$TB_IFB" tx "$tx" gro "$gro" >/dev/null 2>&1
 }
 
 # Route MTUs attach sets for the peer prefixes (wire MTU 1500): 1452 over
@@ -96,12 +99,13 @@ matrix() {	# LABEL
 
 # Every combination here; in the VM (TCG: ~50x slower) the one that
 # depends most on the kernel: default offloads, on the fast path.
-combos="on:none on:eqds:on on:eqds:off off:none off:eqds:on off:eqds:off"
+combos="on:none on:eqds:on on:eqds:off off:none off:eqds:on off:eqds:off gro:none gro:eqds:on"
 [ -n "${EDGEQ_IN_VM:-}" ] && combos="on:eqds:on"
 for combo in $combos; do
 	off=${combo%%:*} mode=${combo#*:}
 	scheme=${mode%%:*} fast=${mode#*:}
 	label="tx offloads $off, scheme $scheme"
+	[ "$off" = gro ] && label="tx offloads and GRO on, scheme $scheme"
 	[ "$scheme" = eqds ] && label="$label, fast path $fast"
 	if ! offloads "$off" || ! attach_both "$scheme" "$fast"; then
 		not_ok "$label: attach"
