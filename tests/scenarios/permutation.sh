@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.." || exit 1
 SECS=${SC_SECS:-15}
 # edgeq sprays itself: a random UDP source port per packet, which the
 # switch's ECMP hash spreads over the spines (SMaRTT-REPS, EQDS §8).
-SC_EDGEQ=${SC_EDGEQ-bdp 24000 entropy packet}
+SC_EDGEQ=${SC_EDGEQ-entropy packet}
 RATE=${SC_RATE:-60mbit}
 MPS=${SC_MULTIPATH:-ecmp spray}
 RATE_BPS=${RATE%bit}; RATE_BPS=$(numfmt --from=si "${RATE_BPS^^}")
