@@ -19,7 +19,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${EDGEQ_VM_KERNEL:-}
-timeout_s=${EDGEQ_VM_TIMEOUT:-1800}	# TCG: the VM layer took 16.5 min of 20 once (session 5)
+timeout_s=${EDGEQ_VM_TIMEOUT:-2400}	# TCG: the VM layer takes 25-30 min (issue 12)
 mem=${EDGEQ_VM_MEM:-2048}
 while [ $# -gt 0 ]; do
 	case $1 in
