@@ -129,7 +129,8 @@ check "... and carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
 FLUSH_DONE=
 FLUSH_MB=$((MB * 8))
 FLUSH_MID=3
-[ -n "${EDGEQ_IN_VM:-}" ] && FLUSH_MB=4 FLUSH_MID=0
+FLUSH_WHEN="mid-transfer"
+[ -n "${EDGEQ_IN_VM:-}" ] && FLUSH_MB=4 FLUSH_MID=0 FLUSH_WHEN="during or after a transfer"
 flush_during() {
 	local side=$1 ns=$TB_A ifc=$TB_IFA pin=$TB_PIN_A log n0 n1 mb=$FLUSH_MB total sz from=0
 	local confirmed=0 mid=0 t rc
@@ -157,9 +158,9 @@ flush_during() {
 	FLUSH_DONE="flushes confirmed $confirmed, in the agent's log $((n1 - n0)), before the last byte $mid; transfer rc $rc"
 	[ "$rc" -eq 0 ] && [ "$confirmed" -eq 3 ] && [ "$((n1 - n0))" -eq 3 ] && [ "$mid" -ge "$FLUSH_MID" ]
 }
-check "sender's tunnels flushed 3 times mid-transfer: $FLUSH_MB MB arrive identical" flush_during a
+check "sender's tunnels flushed 3 times $FLUSH_WHEN: $FLUSH_MB MB arrive identical" flush_during a
 echo "# ... $FLUSH_DONE"
-check "receiver's tunnels flushed 3 times mid-transfer: $FLUSH_MB MB arrive identical" flush_during b
+check "receiver's tunnels flushed 3 times $FLUSH_WHEN: $FLUSH_MB MB arrive identical" flush_during b
 echo "# ... $FLUSH_DONE"
 
 # on_agent_down drop: a killed agent's peer traffic is dropped and counted.
