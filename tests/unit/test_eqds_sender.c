@@ -5,7 +5,9 @@
  * test: the retransmission timeout.  Packets that time out go again ahead
  * of new data but only on new credit, after an RTS: a packet that was only
  * late must not be sent twice on one pull (docs/eqds.md, "Sending").
- * The RTO adapts to how late ACKs come, never below rto_us.  And the
+ * The RTO adapts to how late ACKs come, never below rto_us.  A window
+ * shrunk by packets that asked for no pulls grows back to the BDP once
+ * the receiver says it is idle (trimming mode), not while it is busy.  And the
  * counters: a peer's survive its tunnels (idle, flushed).  The wire
  * arbiter's DRR shares the link between the classes whatever the quantum;
  * the in-flight ring holds whatever is in flight (a BDP of more than 4096
@@ -31,6 +33,7 @@ struct rec {
 	uint8_t		data_cls[REC_MAX];
 	uint16_t	data_len[REC_MAX];
 	unsigned	n_data, rts;
+	uint32_t	rts_target;	/* the last RTS's pull target */
 };
 
 static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
@@ -47,8 +50,10 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
 {
 	struct rec *r = ctx;
 
-	if (h->type == EQ_T_RTS)
+	if (h->type == EQ_T_RTS) {
 		r->rts++;
+		r->rts_target = h->pull;
+	}
 }
 
 static void rec_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
@@ -180,6 +185,84 @@ static void ack(struct fx *f, uint32_t seq, uint32_t pull_no)
 	struct eqds_hdr h = { .type = EQ_T_ACK, .seq_ack = seq, .pull = pull_no };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
+}
+
+/* The receiver's control packet `type`, saying its link stays busy for
+ * `busy_ns` (the aux field of ACKs and PULLs). */
+static void ctl_busy(struct fx *f, uint8_t type, uint32_t seq, uint32_t pull_no, uint32_t busy_ns)
+{
+	struct eqds_hdr h = { .type = type, .seq_ack = seq, .pull = pull_no, .aux = busy_ns };
+
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+}
+
+/* A window of 15 of its 20 packets, which the receiver's pulls, one per
+ * packet that arrives, keep at 15: the tunnel (BDP 20) sends 15 packets
+ * one at a time, each alone in its queue (a TCP flow's packets, sent as
+ * they come, ask for no pulls: their tokens die at the receiver), the
+ * first of them staying in flight; a backlog of 90 arrives and the 5
+ * packets of credit left go, again asking for nothing; the receiver is
+ * busy, so an RTS asks for the room (15), and from then on each round
+ * trip (1 ms) the receiver ACKs and pulls once for each packet of the
+ * last round.  Every ACK and PULL says the receiver's link is busy for
+ * 50 ms, until round `busy_rounds`; after that it is idle.  Returns the
+ * packets sent in round `rounds`. */
+static unsigned window_after_rounds(unsigned busy_rounds, unsigned rounds)
+{
+	struct eqds_cfg c = cfg0;
+	struct fx *f;
+	uint32_t pull_no = 100, first, busy = 50000000;
+	unsigned from = 15, to, last = 0, rts_seen;
+
+	c.bdp_bytes = 20 * MTU;
+	f = fx_new_cfg(&c, 1024);
+	local(f, 1);
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, 1);
+	first = f->rec.data_seq[0];
+	ctl_busy(f, EQ_T_ACK, first - 1, pull_no, busy);	/* the pull numbering */
+	for (unsigned i = 1; i < 15; i++) {
+		local(f, 1);
+		run_until(f, f->now + 100000);
+		assert_int_equal(f->rec.n_data, i + 1);
+		ctl_busy(f, EQ_T_ACK, f->rec.data_seq[i], pull_no, busy);
+	}
+	rts_seen = f->rec.rts;
+	local(f, 90);
+	for (unsigned r = 1; r <= rounds; r++) {
+		run_until(f, f->now + 1000000);
+		to = f->rec.n_data;
+		last = to - from;
+		if (r > busy_rounds)
+			busy = 0;
+		if (r == 1)
+			ctl_busy(f, EQ_T_ACK, first, pull_no, busy);
+		for (unsigned k = from; k < to; k++) {
+			ctl_busy(f, EQ_T_ACK, f->rec.data_seq[k], pull_no, busy);
+			ctl_busy(f, EQ_T_PULL, first, ++pull_no, busy);
+		}
+		if (f->rec.rts != rts_seen && (int32_t)(f->rec.rts_target - pull_no) > 0) {
+			pull_no = f->rec.rts_target;	/* an RTS's pulls, at once */
+			ctl_busy(f, EQ_T_PULL, first, pull_no, busy);
+		}
+		rts_seen = f->rec.rts;
+		from = to;
+	}
+	fx_free(f);
+	return last;
+}
+
+/* Trimming mode: the window grows back to the BDP once the receiver says
+ * it is not busy (a restart as from idle: one BDP less what is in
+ * flight).  While it is busy (other senders' pulls queued) the window
+ * stays as it is: those pulls are the fair share. */
+static void credit__a_shrunk_window_grows_back_when_the_receiver_is_idle(void **state)
+{
+	unsigned busy = window_after_rounds(6, 6), idle = window_after_rounds(3, 6);
+
+	print_message("# packets per round trip, BDP 20: receiver busy %u, idle %u\n", busy, idle);
+	assert_int_equal(busy, 15);
+	assert_true(idle >= 19);
 }
 
 /* One packet out, its ACK (and a PULL paying for the next) `delay` later. */
@@ -556,6 +639,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
+		cmocka_unit_test(credit__a_shrunk_window_grows_back_when_the_receiver_is_idle),
 		cmocka_unit_test(rto__adapts_to_ack_delays),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_resends_on_own_credit),

@@ -38,6 +38,7 @@
 #define POOL_PKTS	16384
 #define WAKE_EARLY_NS	(50 * 1000ULL)
 #define BATCH		64
+#define WIRE_DRAIN_BATCHES	32	/* 2048 frames: the wire ring's size */
 
 static uint64_t now_ns(void)
 {
@@ -231,6 +232,25 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 		p->l3_off = fi.inner_off;
 	}
 	eqds_wire(a->eqds, slot, &fi.hdr, p, now_ns());
+}
+
+/* Everything the wire's rings hold (up to what they can hold), what the
+ * module sends in answer flushed batch by batch so the TX ring never
+ * fills in between. */
+static unsigned int wire_rx_all(struct agent *a)
+{
+	unsigned int n = 0, got;
+
+	for (int round = 0; round < WIRE_DRAIN_BATCHES; round++) {
+		got = eq_xsk_rx(&a->wire, BATCH, from_wire, a);
+		for (uint32_t q = 0; q < a->nrxq; q++)
+			got += eq_xsk_rx(&a->rxq[q], BATCH, from_wire, a);
+		n += got;
+		if (got < BATCH)
+			break;
+		eq_xsk_flush(&a->wire);
+	}
+	return n;
 }
 
 /* --- the pinned maps ----------------------------------------------------- */
@@ -572,9 +592,11 @@ int agent_run(struct agent *a)
 		while (a->copies.xsk && eq_xsk_rx(&a->copies, BATCH, from_host, a) == BATCH)
 			;
 		n = eq_xsk_rx(&a->host, BATCH, from_host, a);
-		n += eq_xsk_rx(&a->wire, BATCH, from_wire, a);
-		for (uint32_t q = 0; q < a->nrxq; q++)
-			n += eq_xsk_rx(&a->rxq[q], BATCH, from_wire, a);
+		/* The wire's rings are read to the end before the timers run:
+		 * after the agent lost its CPU for longer than an RTO, the ACKs
+		 * for everything in flight can be waiting there, and an RTO run
+		 * on the first BATCH of them would resend the rest. */
+		n += wire_rx_all(a);
 		/* XDP delivered in-order DATA itself: the module reads what in
 		 * eq_rx (eqds_run), the ring only woke us. */
 		if (a->bell)

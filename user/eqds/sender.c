@@ -269,19 +269,34 @@ static struct eqt_q *head_q(struct tx_tunnel *t, uint32_t cls)
 	return t->q[cls].head ? &t->q[cls] : NULL;
 }
 
-/* A queue waits for credit, and every pull target this tunnel has sent is
- * reached: what is in flight went on the fast path or with an empty queue
- * behind it and asked for nothing, so no PULL is coming.  The tunnel
- * starts again as from idle, one BDP less what is in flight (trimming
- * mode, receiver not busy) or with an RTS; without this the queue would
- * wait for the RTS of a quiet tunnel, an RTO later.  Called again as ACKs
+/* A queue waits for credit, and either every pull target this tunnel has
+ * sent is reached (what is in flight went on the fast path or with an
+ * empty queue behind it and asked for nothing, so no PULL is coming), or,
+ * in trimming mode, the window has shrunk and the receiver says it will
+ * have pulled all it owes by now.  The receiver pulls once per packet
+ * that arrives, so the credit loop carries as many packets as were in
+ * flight when the queue began, and the tokens of packets that asked for
+ * nothing (a TCP flow's, sent as they came) die at the receiver: a bulk
+ * TCP flow kept 5 of its 100 packets in flight that way, at a tenth of
+ * the link, with every target ahead of the pulls.  Not with resends
+ * waiting: after an RTO nothing is in flight as far as we know, but the
+ * packets may only be late, and their pulls may come.  (RTS mode has no
+ * such regrowth yet: an RTS sized from our highest pull asks for nothing
+ * the receiver, whose pull numbers run ahead of ours by the PULLs on
+ * their way, has not already granted.)  The tunnel starts again as from
+ * idle, one BDP less what is in flight (trimming mode, receiver not busy)
+ * or with an RTS; without this the queue would wait for the RTS of a
+ * quiet tunnel, an RTO later.  Called again as packets queue and as ACKs
  * take packets out of flight. */
 static void restart_if_stalled(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint64_t now)
 {
 	struct eqt_q *q = head_q(t, 0) ? head_q(t, 0) : head_q(t, 1);
 
-	if (!q || t->credit >= (int64_t)q->head->len || t->rts_due || !t->hp_known ||
-	    after(t->told_target, t->highest_pull))
+	if (!q || t->credit >= (int64_t)q->head->len || t->rts_due || !t->hp_known)
+		return;
+	if (after(t->told_target, t->highest_pull) &&
+	    (e->cfg.rts || t->rtx.head || now < t->busy_until ||
+	     in_flight(e, t, now) + t->credit + (int64_t)e->cfg.mtu > (int64_t)tx_bdp(e, t)))
 		return;
 	restart(e, t, peer, now);
 }
