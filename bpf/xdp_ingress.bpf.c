@@ -354,7 +354,9 @@ int xdp_ingress(struct xdp_md *ctx)
 		/* The agent has a socket on every receive queue (docs/agent.md). */
 		if (ctx->rx_queue_index < EQ_MAX_RXQ)
 			key = eq_xsk_wire_key(ctx->rx_queue_index);
-		if (eq_agent_alive(cfg) && ctx->rx_queue_index < EQ_MAX_RXQ &&
+		bool alive = eq_agent_alive(cfg);
+
+		if (alive && ctx->rx_queue_index < EQ_MAX_RXQ &&
 		    bpf_map_lookup_elem(&eq_xsks, &key)) {
 			/* DATA past the tunnel's setup may be in order: XDP
 			 * delivers it if the agent lets it (rx.h). */
@@ -364,8 +366,13 @@ int xdp_ingress(struct xdp_md *ctx)
 				goto to_agent;
 		} else {
 			/* Agent down, or this queue has no socket: DATA is
-			 * still delivered below, the rest counted and dropped. */
-			st->rx_agent_err++;
+			 * still delivered below, the rest counted and dropped,
+			 * apart: the first is on_agent_down at work (a late
+			 * heartbeat too), the second a socket missing. */
+			if (alive)
+				st->rx_agent_err++;
+			else
+				st->rx_agent_down++;
 		}
 	}
 

@@ -3,7 +3,7 @@
 # guest kernel keeps in modules, and the mounts the host root does not bring.
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-for m in veth sch_ingress cls_bpf sch_netem sch_fq sch_tbf ipv6; do
+for m in veth virtio_net sch_ingress cls_bpf sch_netem sch_fq sch_tbf ipv6; do
 	modprobe -q "$m" 2>/dev/null
 done
 ip link set lo up

@@ -16,6 +16,12 @@
 # TCG otherwise, as on this project's machines, whose KVM (PVM) cannot run
 # a stock kernel.  A guest that does not finish in time is killed with a
 # message saying so, and the run fails.
+#
+# Run as root with /dev/net/tun (qemu path), the guest also gets two
+# virtio-net NICs with EDGEQ_VM_NIC_QUEUES (default 2) queue pairs each,
+# joined on this host by a bridge of their own with no address (their taps
+# and bridge carry the run's PID, and go when it ends): the multi-queue
+# NICs of tests/vm/test_virtio_mq.sh.  EDGEQ_VM_NIC_QUEUES=0: none.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${EDGEQ_VM_KERNEL:-}
@@ -39,7 +45,35 @@ kver=${kernel##*/vmlinuz-}
 command -v qemu-system-x86_64 >/dev/null || { echo "vm: qemu-system-x86 is missing ('make deps')" >&2; exit 1; }
 
 run=$(mktemp -d "$top/build/vm-run.XXXXXX") || exit 1
-trap 'rm -rf "$run"' EXIT
+nic_br= nic_taps=()
+nics_down() {
+	local t
+	for t in "${nic_taps[@]}"; do ip link del "$t" 2>/dev/null; done
+	[ -n "$nic_br" ] && ip link del "$nic_br" 2>/dev/null
+	nic_taps=() nic_br=
+}
+trap 'nics_down; rm -rf "$run"' EXIT
+trap 'exit 130' INT TERM
+
+# nics_up QUEUES: two multi-queue taps on a bridge; sets NIC_ARGS (qemu's).
+NIC_ARGS=()
+nics_up() {
+	local q=$1 i t
+	nic_br=eqvmbr$$
+	ip link add "$nic_br" type bridge 2>/dev/null || { nic_br=; return 1; }
+	sysctl -qw "net.ipv6.conf.$nic_br.disable_ipv6=1" 2>/dev/null
+	for i in 0 1; do
+		t=eqvm$i-$$
+		ip tuntap add dev "$t" mode tap multi_queue 2>/dev/null || return 1
+		nic_taps+=("$t")
+		sysctl -qw "net.ipv6.conf.$t.disable_ipv6=1" 2>/dev/null
+		ip link set "$t" master "$nic_br" up || return 1
+		# mq needs 2 vectors per queue pair, one for config, one for control.
+		NIC_ARGS+=(-netdev "tap,id=nic$i,ifname=$t,script=no,downscript=no,queues=$q,vhost=off"
+			   -device "virtio-net-pci,netdev=nic$i,mq=on,vectors=$((2 * q + 2)),mac=52:54:00:e9:00:0$((i + 1))")
+	done
+	ip link set "$nic_br" up
+}
 {
 	echo "cd '$top' || exit 1"
 	echo ". vmtests/guest-setup.sh"
@@ -71,6 +105,15 @@ else
 		"$top/vmtests/mkinitrd.sh" "$kver" "$top" "$initrd" || exit 1
 	fi
 	if [ "$accel" = kvm ]; then A=(-enable-kvm -cpu host); else A=(-accel tcg,thread=multi -cpu max); fi
+	nq=${EDGEQ_VM_NIC_QUEUES:-2}
+	if [ "$nq" != 0 ] && [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ]; then
+		if nics_up "$nq"; then
+			echo "vm: two virtio-net NICs, $nq queue pairs each, bridged on the host ($nic_br)"
+		else
+			echo "vm: could not create the taps and bridge for the guest's NICs: none"
+			nics_down; NIC_ARGS=()
+		fi
+	fi
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 "${A[@]}" -m "$mem" -smp 2 \
 		-nographic -no-reboot -nodefaults -serial stdio \
 		-kernel "$kernel" -initrd "$initrd" \
@@ -78,6 +121,7 @@ else
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 		-fsdev local,id=work,path="$top",security_model=none,multidevs=remap \
 		-device virtio-9p-pci,fsdev=work,mount_tag=work \
+		"${NIC_ARGS[@]}" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=3 vmscript=$run/guest.sh" \
 		</dev/null >"$run/console" 2>&1
 	status=$?

@@ -299,7 +299,7 @@ struct eq_stats {
 	__u64	tx_to_agent;		/* encapsulated and handed to the agent */
 	__u64	tx_agent_down;		/* agent not alive: on_agent_down applied */
 	__u64	rx_to_agent;		/* edgeq packets handed to the agent */
-	__u64	rx_agent_err;		/* the redirect to the agent's socket failed */
+	__u64	rx_agent_err;		/* agent alive, but no socket on that queue */
 	__u64	agent_rx;		/* eqb: frames redirected to the agent */
 	__u64	agent_rx_err;		/* eqb: no agent socket to take them */
 	/* the fast path (scheme eqds, lease.h) */
@@ -315,6 +315,8 @@ struct eq_stats {
 					 * was full (TCP sends it again later) */
 	__u64	tx_credit_wait;		/* refused to TCP with data in flight while the
 					 * lease was short: it comes back on the fast path */
+	__u64	rx_agent_down;		/* for the agent, which its heartbeat says is
+					 * down: DATA delivered, the rest dropped */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -823,7 +823,7 @@ static void xdp__agent_down_socket_left_not_used(void **state)
 	set_agent(bpf_map__fd(fx->xdp->maps.eq_agent), DEAD_NS * 2, true);
 	assert_int_equal(xdp_recv(fx, EQ_T_DATA, 1234), XDP_PASS);
 	assert_int_equal(xdp_recv(fx, EQ_T_NACK, 0), XDP_DROP);
-	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_ctrl = 1, .rx_agent_err = 2 });
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_ctrl = 1, .rx_agent_down = 2 });
 }
 
 static void xdp__scheme_none_never_redirects(void **state)
@@ -1174,7 +1174,7 @@ static void direct__agent_down_delivers_without_the_word(void **state)
 	set_rx(fx, 1000, EQ_RX_OPEN);
 	assert_int_equal(xdp_data(fx, 5, 0, 0, 0), XDP_PASS);
 	assert_int_equal(get_rx(fx).order.parts.next, 1000);
-	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_agent_err = 1 });
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 1, .rx_agent_down = 1 });
 }
 
 int main(void)

@@ -8,6 +8,12 @@
 #
 #   A: $TB_IFA  10.77.0.1/24  fd77::1/64      B: $TB_IFB  10.77.0.2/24  fd77::2/64
 #   B also has 10.77.0.3 and fd77::3, which are not peer addresses.
+#
+# TB_DEVS="DEV_A DEV_B": two existing interfaces on one link (the VM's
+# virtio-net NICs) instead of a veth pair: moved into A and B under the
+# testbed's names, and given back under their own when it goes down.  Set
+# it as a variable of the script, not for the tb_start call alone: tb_down
+# needs it too.
 
 EDGEQ=${EDGEQ:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/edgeq}
 TB_ID=$(printf '%x%04x' $$ $((RANDOM)))
@@ -49,8 +55,10 @@ tb_down() {
 	for ns in "$TB_A" "$TB_B"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 	done
+	tb_devs_back
 	ip netns del "$TB_A" 2>/dev/null
 	ip netns del "$TB_B" 2>/dev/null
+	tb_devs_back	# what the deletion gave back, still under our names
 	# Pins outlive a namespace: remove ours whatever happened above.
 	rm -rf /sys/fs/bpf/edgeq/"$TB_IFA"@* /sys/fs/bpf/edgeq/"$TB_IFB"@* 2>/dev/null
 	rmdir /sys/fs/bpf/edgeq 2>/dev/null
@@ -58,6 +66,24 @@ tb_down() {
 	if [ -n "${TB_KEEP:-}" ] && [ -n "$TB_TMP" ]; then echo "# kept $TB_TMP"; TB_TMP=; fi
 	[ -n "$TB_TMP" ] && rm -rf "$TB_TMP"
 	TB_TMP=
+}
+
+# TB_DEVS back in the initial namespace under their own names.
+tb_devs_back() {
+	local da db
+	[ -n "${TB_DEVS:-}" ] || return 0
+	read -r da db <<<"$TB_DEVS"
+	# In this namespace under our names (tb_up failed half way, or a
+	# deleted namespace gave them back): the names only.
+	ip link set dev "$TB_IFA" name "$da" 2>/dev/null
+	ip link set dev "$TB_IFB" name "$db" 2>/dev/null
+	ip -n "$TB_A" link set dev "$TB_IFA" down 2>/dev/null &&
+		ip -n "$TB_A" link set dev "$TB_IFA" name "$da" &&
+		ip -n "$TB_A" link set dev "$da" netns 1
+	ip -n "$TB_B" link set dev "$TB_IFB" down 2>/dev/null &&
+		ip -n "$TB_B" link set dev "$TB_IFB" name "$db" &&
+		ip -n "$TB_B" link set dev "$db" netns 1
+	return 0
 }
 
 tb_up() {
@@ -68,8 +94,17 @@ tb_up() {
 	# TB_QUEUES: receive and transmit queues on each end (multi-queue).
 	local qs=()
 	[ -n "${TB_QUEUES:-}" ] && qs=(numtxqueues "$TB_QUEUES" numrxqueues "$TB_QUEUES")
-	ip link add "$TB_IFA" netns "$TB_A" "${qs[@]}" type veth peer name "$TB_IFB" netns "$TB_B" \
-		"${qs[@]}" || return 1
+	if [ -n "${TB_DEVS:-}" ]; then
+		local da db
+		read -r da db <<<"$TB_DEVS"
+		ip link set dev "$da" down && ip link set dev "$da" name "$TB_IFA" &&
+			ip link set dev "$TB_IFA" netns "$TB_A" || return 1
+		ip link set dev "$db" down && ip link set dev "$db" name "$TB_IFB" &&
+			ip link set dev "$TB_IFB" netns "$TB_B" || return 1
+	else
+		ip link add "$TB_IFA" netns "$TB_A" "${qs[@]}" type veth peer name "$TB_IFB" \
+			netns "$TB_B" "${qs[@]}" || return 1
+	fi
 	ip -n "$TB_A" addr add 10.77.0.1/24 dev "$TB_IFA"
 	ip -n "$TB_B" addr add 10.77.0.2/24 dev "$TB_IFB"
 	ip -n "$TB_B" addr add 10.77.0.3/24 dev "$TB_IFB"
