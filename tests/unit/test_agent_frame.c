@@ -89,7 +89,7 @@ static void test_stamp(void **state)
 	uint8_t f[2048];
 	uint32_t n = mk_frame(f, 100, 2, 2);
 	struct eqf_info fi, back;
-	struct eqds_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_SYN | EQ_F_RTX,
+	struct eqt_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_SYN | EQ_F_RTX,
 			      .seq_ack = 0xabcd0400, .pull = 77, .aux = n };
 
 	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
@@ -110,7 +110,7 @@ static void test_ctl_roundtrip(void **state)
 	uint32_t n = mk_frame(f, 10, 0, 0), m;
 	struct eqf_info fi, ci;
 	struct eqf_route r;
-	struct eqds_hdr h = { .type = EQ_T_PULL, .seq_ack = 5, .pull = 9, .aux = 1234 };
+	struct eqt_hdr h = { .type = EQ_T_PULL, .seq_ack = 5, .pull = 9, .aux = 1234 };
 
 	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
 	eqf_route_reply(f, &fi, PORT, 7, &r);

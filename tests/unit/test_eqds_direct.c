@@ -40,12 +40,12 @@ struct rec {
 
 static struct eq_rx rxmap[EQDS_MAX_PEERS];
 
-static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	((struct rec *)ctx)->data++;
 }
 
-static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct rec *r = ctx;
 
@@ -111,7 +111,7 @@ static void agent_data(struct fx *f, uint32_t i, uint32_t target)
 {
 	struct eqt_pkt *p = eqt_pkt_get(&f->pool);
 	uint32_t seq = ISN + i;
-	struct eqds_hdr h = { .type = EQ_T_DATA, .flags = i ? 0 : EQ_F_SYN, .seq_ack = seq,
+	struct eqt_hdr h = { .type = EQ_T_DATA, .flags = i ? 0 : EQ_F_SYN, .seq_ack = seq,
 			      .pull = target, .aux = MTU, .wire_len = MTU };
 
 	assert_non_null(p);
@@ -172,7 +172,7 @@ static void direct__deliveries_are_pulled_for_and_acked(void **state)
 {
 	struct fx *f = fx_new(1000000000ULL);
 	struct eqds_peer_stats st;
-	struct eqds_hdr ce_ack;
+	struct eqt_hdr ce_ack;
 
 	(void)ce_ack;
 	agent_data(f, 0, 4);
@@ -310,7 +310,7 @@ static void pull__control_frames_use_the_budget(void **state)
 			/* 625 wire bytes of control frames per 10 us: half
 			 * the link's 1250 */
 			if (with) {
-				struct eqds_hdr h = { .type = EQ_T_ACK, .seq_ack = 0,
+				struct eqt_hdr h = { .type = EQ_T_ACK, .seq_ack = 0,
 						      .wire_len = 625 - EQ_ETH_FRAMING };
 
 				eqds_wire(f->e, PEER + 1, &h, NULL, f->now);
@@ -347,7 +347,7 @@ static struct eqt_pkt *spkt(struct sfx *f)
 static void sctl(struct sfx *f, uint8_t type, uint8_t flags, uint32_t ack, uint32_t pull,
 		 uint64_t now)
 {
-	struct eqds_hdr h = { .type = type, .flags = flags, .seq_ack = ack, .pull = pull };
+	struct eqt_hdr h = { .type = type, .flags = flags, .seq_ack = ack, .pull = pull };
 
 	eqds_wire(f->e, PEER, &h, NULL, now);
 }

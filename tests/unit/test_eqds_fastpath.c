@@ -48,11 +48,11 @@ struct sent {
 struct rec {
 	struct sent	data[256];
 	unsigned	n_data;
-	struct eqds_hdr	rts[64];
+	struct eqt_hdr	rts[64];
 	unsigned	n_rts;
 };
 
-static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	struct rec *r = ctx;
 
@@ -61,7 +61,7 @@ static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const str
 	r->data[r->n_data++] = (struct sent){ h->seq_ack, h->pull, p->len, h->flags };
 }
 
-static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct rec *r = ctx;
 
@@ -135,7 +135,7 @@ static void local(struct fx *f, unsigned n)
 
 static void ctl(struct fx *f, uint8_t type, uint32_t seq, uint32_t pull_no, uint32_t busy_ns)
 {
-	struct eqds_hdr h = { .type = type, .seq_ack = seq, .pull = pull_no, .aux = busy_ns };
+	struct eqt_hdr h = { .type = type, .seq_ack = seq, .pull = pull_no, .aux = busy_ns };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
@@ -275,7 +275,7 @@ static void fast_send__gives_no_rtt_sample(void **state)
 	uint64_t srtt;
 
 	establish(f, 0);
-	srtt = f->e->tx[PEER]->srtt_ns;
+	srtt = f->e->tx[PEER]->rtt.srtt_ns;
 	assert_int_equal(srtt, 20000);		/* establish()'s ACK, 20 us after */
 	eqds_lease_sync(f->e, f->now);
 	assert_non_null(p = tc(f, &seq));
@@ -284,14 +284,14 @@ static void fast_send__gives_no_rtt_sample(void **state)
 	f->now += 1000;
 	ctl(f, EQ_T_ACK, seq, PULL0, 0);
 	assert_int_equal(stats(f).inflight_bytes, 0);
-	assert_int_equal(f->e->tx[PEER]->srtt_ns, srtt);
+	assert_int_equal(f->e->tx[PEER]->rtt.srtt_ns, srtt);
 	/* An agent send, ACKed 5 ms later, is a sample. */
 	eq_lease_shut(&bucket[PEER].lease.word);
 	local(f, 1);
 	seq = f->rec.data[f->rec.n_data - 1].seq;
 	f->now += 5000000;
 	ctl(f, EQ_T_ACK, seq, PULL0, 0);
-	assert_true(f->e->tx[PEER]->srtt_ns > srtt);
+	assert_true(f->e->tx[PEER]->rtt.srtt_ns > srtt);
 	fx_free(f);
 }
 
@@ -771,7 +771,7 @@ static void shut__no_new_lease_before_the_packet_that_shut_it(void **state)
 }
 
 /* "A sender never holds more than 1 BDP + 1 MTU of credit" (docs/eqds.md):
- * tx_control() caps the agent's part only, the lease comes on top. */
+ * eqds_tx_control() caps the agent's part only, the lease comes on top. */
 static void credit_cap__counts_the_lease(void **state)
 {
 	struct fx *f = fx_new(false);
@@ -835,7 +835,7 @@ enum { EV_TO_R, EV_TO_S, EV_COPY, EV_SLOW, EV_OFFER };
 struct ev {
 	uint64_t	t;
 	int		kind;
-	struct eqds_hdr	h;
+	struct eqt_hdr	h;
 	uint16_t	len;		/* DATA, COPY, SLOW; NACK: what was trimmed; OFFER: 0 = random */
 	uint32_t	id;		/* DATA, COPY, SLOW: the packet; OFFER: how many */
 	struct eqt_pkt	*p;		/* COPY, SLOW */
@@ -882,7 +882,7 @@ static void push(struct ev e)
 /* The receiver's access port: FIFO at the link rate, DATA trimmed to a
  * header at trim_at packets queued (headers and control overtake data).
  * TC sends a lease's burst at once, so a low trim_at trims fast sends. */
-static void port(const struct eqds_hdr *h, uint16_t len, uint32_t id)
+static void port(const struct eqt_hdr *h, uint16_t len, uint32_t id)
 {
 	struct ev e = { .kind = EV_TO_R, .h = *h, .len = len, .id = id };
 	uint64_t arrive = S.now + PROP, start;
@@ -909,21 +909,21 @@ static uint32_t id_of(const struct eqt_pkt *p)
 	return id;
 }
 
-static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	assert_true(h->type == EQ_T_DATA && !(h->flags & EQ_F_FAST));
 	port(h, p->len, id_of(p));
 }
 
-static void s_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void s_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	push((struct ev){ .t = S.now + 2 * PROP, .kind = EV_TO_R, .h = *h });
 }
 
 static void s_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p) { fail(); }
-static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h) { fail(); }
+static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h) { fail(); }
 
-static void r_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	push((struct ev){ .t = S.now + 2 * PROP, .kind = EV_TO_S, .h = *h,
 			  .len = h->type == EQ_T_NACK ? S.nack_len : 0 });
@@ -964,7 +964,7 @@ static void offer(uint32_t n, uint16_t fixed_len)
 		e.p = p;
 		S.small |= len < MTU;
 		if (rnd32() % 100 >= S.gso_pct && eq_lease_take(&bucket[0].lease.word, len, &seq)) {
-			struct eqds_hdr h = { .type = EQ_T_DATA, .seq_ack = seq,
+			struct eqt_hdr h = { .type = EQ_T_DATA, .seq_ack = seq,
 					      .pull = bucket[0].pull_target, .aux = len };
 
 			port(&h, len, id);
@@ -1185,7 +1185,7 @@ static void invariant__restart_after_a_burst_that_asked_nothing(void **state)
  * at once: the first RTT of an incast) are NACKed, and queued to go again
  * "on the receiver's pulls", but they asked for no pulls (pull target =
  * highest pull): the receiver drops their bytes, nothing pays for the
- * resend until an RTS, which tx_timers() sends only after rto_ns without
+ * resend until an RTS, which eqds_tx_timers() sends only after rto_ns without
  * a word from the receiver: 10.7 ms here in the first version.  The
  * receiver now pulls for a trimmed packet whatever its target said. */
 static void trimmed_fast_sends__go_again_within_a_round_trip(void **state)
@@ -1286,7 +1286,7 @@ static void late_copy__nack_noted_after_an_idle_spell(void **state)
 
 /* 2. More ACKs and NACKs came before their copies than the notes hold
  * (EARLY_SLOTS): the later ACK notes overwrote the NACK's (fastpath.c,
- * tx_early_note()).  A lost ACK note costs a resend at worst (the PULLs'
+ * eqds_tx_early_note()).  A lost ACK note costs a resend at worst (the PULLs'
  * cumulative ack frees the copy first, as a rule); a lost NACK note costs
  * the packet. */
 static void late_copy__nack_outlives_more_acks_than_the_notes_hold(void **state)

@@ -33,12 +33,12 @@ struct rec {
 	uint32_t	last_ack;	/* the seq of the last ACK */
 };
 
-static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	fail_msg("a receiver-only test sent data");
 }
 
-static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct rec *r = ctx;
 
@@ -106,7 +106,7 @@ static void data(struct fx *f, uint32_t peer, uint32_t i, uint64_t now)
 {
 	struct eqt_pkt *p = eqt_pkt_get(&f->pool);
 	uint32_t seq = ISN + i;
-	struct eqds_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_SYN, .seq_ack = seq,
+	struct eqt_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_SYN, .seq_ack = seq,
 			      .pull = 8, .aux = MTU };
 
 	assert_non_null(p);
@@ -411,7 +411,7 @@ static void epoch__a_syn_burst_of_more_than_1024(void **state)
 
 static void rts(struct fx *f, uint32_t peer, uint32_t seq, uint8_t flags, uint32_t pull, uint64_t now)
 {
-	struct eqds_hdr h = { .type = EQ_T_RTS, .flags = flags, .seq_ack = seq, .pull = pull };
+	struct eqt_hdr h = { .type = EQ_T_RTS, .flags = flags, .seq_ack = seq, .pull = pull };
 
 	eqds_wire(f->e, peer, &h, NULL, now);
 }

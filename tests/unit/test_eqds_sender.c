@@ -36,7 +36,7 @@ struct rec {
 	uint32_t	rts_target;	/* the last RTS's pull target */
 };
 
-static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	struct rec *r = ctx;
 
@@ -46,7 +46,7 @@ static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const str
 	r->data_seq[r->n_data++] = h->seq_ack;
 }
 
-static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct rec *r = ctx;
 
@@ -131,7 +131,7 @@ static void run_until(struct fx *f, uint64_t t)
 /* The receiver's PULL number `pull`, acknowledging nothing below `ack`. */
 static void pull(struct fx *f, uint32_t pull_no, uint32_t ack)
 {
-	struct eqds_hdr h = { .type = EQ_T_PULL, .seq_ack = ack, .pull = pull_no };
+	struct eqt_hdr h = { .type = EQ_T_PULL, .seq_ack = ack, .pull = pull_no };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
@@ -182,7 +182,7 @@ static void rto__retransmits_only_on_new_credit(void **state)
 
 static void ack(struct fx *f, uint32_t seq, uint32_t pull_no)
 {
-	struct eqds_hdr h = { .type = EQ_T_ACK, .seq_ack = seq, .pull = pull_no };
+	struct eqt_hdr h = { .type = EQ_T_ACK, .seq_ack = seq, .pull = pull_no };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
@@ -191,7 +191,7 @@ static void ack(struct fx *f, uint32_t seq, uint32_t pull_no)
  * `busy_ns` (the aux field of ACKs and PULLs). */
 static void ctl_busy(struct fx *f, uint8_t type, uint32_t seq, uint32_t pull_no, uint32_t busy_ns)
 {
-	struct eqds_hdr h = { .type = type, .seq_ack = seq, .pull = pull_no, .aux = busy_ns };
+	struct eqt_hdr h = { .type = type, .seq_ack = seq, .pull = pull_no, .aux = busy_ns };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
@@ -437,14 +437,14 @@ static struct eqds_peer_stats stats(struct fx *f)
 
 static void nack(struct fx *f, uint32_t seq, uint32_t pull_no)
 {
-	struct eqds_hdr h = { .type = EQ_T_NACK, .seq_ack = seq, .pull = pull_no };
+	struct eqt_hdr h = { .type = EQ_T_NACK, .seq_ack = seq, .pull = pull_no };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
 
 static void rst(struct fx *f, uint32_t floor)
 {
-	struct eqds_hdr h = { .type = EQ_T_RST, .seq_ack = floor };
+	struct eqt_hdr h = { .type = EQ_T_RST, .seq_ack = floor };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }

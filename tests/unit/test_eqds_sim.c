@@ -35,7 +35,7 @@ struct ev {
 	uint64_t	t;
 	int		to;		/* host index: 0..n-1 senders, MAXS receiver */
 	int		from;
-	struct eqds_hdr	h;
+	struct eqt_hdr	h;
 	uint16_t	len;
 	uint32_t	id;		/* DATA: which packet of its sender */
 };
@@ -79,7 +79,7 @@ static void push(struct ev e)
 static bool lost(void) { return S.ctl_loss > 0 && (rnd32() % 10000) < S.ctl_loss * 10000; }
 
 /* Sender side callbacks: cur is the sender's index. */
-static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	int i = (int)(intptr_t)ctx;
 	struct ev e = { .to = MAXS, .from = i, .h = *h, .len = p->len };
@@ -109,7 +109,7 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqd
 	push(e);
 }
 
-static void s_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void s_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct ev e = { .t = S.now + 2 * PROP, .to = MAXS, .from = (int)(intptr_t)ctx, .h = *h };
 
@@ -119,9 +119,9 @@ static void s_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
 
 static void s_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p) { fail(); }
 
-static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h) { fail(); }
+static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h) { fail(); }
 
-static void r_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct ev e = { .t = S.now + 2 * PROP, .to = (int)peer, .from = MAXS, .h = *h };
 

@@ -260,7 +260,7 @@ static void lease__conserves_bytes_and_seqs_under_concurrency(void **state)
 		if (open) {
 			w.word = __atomic_load_n(&shared_lease.word, __ATOMIC_ACQUIRE);
 			if (w.parts.bytes & EQ_LEASE_SHUT)
-				r = 4;	/* as tx_lease_sync: a shut lease is taken back */
+				r = 4;	/* as eqds_tx_lease_sync: a shut lease goes back */
 		}
 		if (r < 4 && open) {
 			lent += agent_add(1 + rnd32() % 5000);

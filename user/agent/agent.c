@@ -86,7 +86,7 @@ static uint16_t ctl_path(struct agent *a, uint32_t peer)
 	return (uint16_t)(peer * 2654435761u >> 16);
 }
 
-static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h)
+static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	struct agent *a = ctx;
 	struct eqf_info fi;
@@ -99,7 +99,7 @@ static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const stru
 	eq_xsk_tx(&a->wire, p->data, p->len);
 }
 
-static void io_send_ctl(void *ctx, uint32_t peer, const struct eqds_hdr *h)
+static void io_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct agent *a = ctx;
 	uint8_t buf[128];

@@ -110,7 +110,7 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 	return 0;
 }
 
-static void write_eq(struct eq_hdr *eq, const struct eqds_hdr *h)
+static void write_eq(struct eq_hdr *eq, const struct eqt_hdr *h)
 {
 	eq->ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, h->type);
 	eq->flags = h->flags;
@@ -119,7 +119,7 @@ static void write_eq(struct eq_hdr *eq, const struct eqds_hdr *h)
 	eq->data.frame_len = htonl(h->aux);
 }
 
-void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqds_hdr *h)
+void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h)
 {
 	struct eq_hdr eq;
 
@@ -140,7 +140,7 @@ void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqds_hdr
 }
 
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
-		       const struct eqds_hdr *h, uint16_t path)
+		       const struct eqt_hdr *h, uint16_t path)
 {
 	uint32_t l3 = r->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
 	uint32_t len = ETH_HLEN + l3 + sizeof(struct udphdr) + EQ_HDR_LEN;

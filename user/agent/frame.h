@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "edgeq/maps.h"
-#include "eqds.h"
+#include "hdr.h"
 
 /* Where things are in an edgeq frame. */
 struct eqf_info {
@@ -26,7 +26,7 @@ struct eqf_info {
 	uint8_t		inner_proto;	/* EQ_PROTO_IPV4 / EQ_PROTO_IPV6 */
 	uint8_t		inner_l4;	/* inner IP protocol (6 = TCP) */
 	uint8_t		outer_ecn;
-	struct eqds_hdr	hdr;
+	struct eqt_hdr	hdr;
 };
 
 /* Parse a frame: 0, or -EINVAL if it is not a well-formed edgeq frame to
@@ -37,7 +37,7 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 /* Write the agent's fields into a DATA frame TC encapsulated: type, flags,
  * seq, pull target, frame_len from h; outer IPv4 ID 0 (wire.h says why)
  * and the header checksum.  fi from eqf_parse of the same frame. */
-void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqds_hdr *h);
+void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h);
 
 /* A DATA frame whose inner packet is a bare TCP ACK: no payload, no SYN,
  * FIN or RST (fi from eqf_parse of the same frame). */
@@ -55,7 +55,7 @@ struct eqf_route {
 /* Build a control frame (PULL, ACK, NACK, RTS, RST) into buf: its length,
  * or 0 if buf is too small. */
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
-		       const struct eqds_hdr *h, uint16_t path);
+		       const struct eqt_hdr *h, uint16_t path);
 
 /* The route back to the sender of a received frame (MACs swapped). */
 void eqf_route_reply(const uint8_t *f, const struct eqf_info *fi, uint16_t port,

@@ -21,11 +21,11 @@ static union eq_rx_word order_load(const struct eq_rx *m)
 	return w;
 }
 
-/* What XDP delivered since the last look, as rx_packet() would have
+/* What XDP delivered since the last look, as eqds_rx_packet() would have
  * accounted each packet; one cumulative ACK for all of them.  XDP counts
  * a packet just after taking its seq, so a count can come after the word
  * was closed: it is taken whenever it comes. */
-void rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
 {
 	struct eq_rx *m;
 	union eq_rx_word w;
@@ -48,18 +48,19 @@ void rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t
 		r->expected = w.parts.next;
 	r->st.rx_data += pkts - r->seen_pkts;
 	r->st.rx_direct += pkts - r->seen_pkts;
-	rx_set_owed(e, r, r->owed + (int64_t)(bytes - r->seen_bytes));
+	eqds_rx_set_owed(e, r, r->owed + (int64_t)(bytes - r->seen_bytes));
 	if (after(target, r->pull_target))
 		r->pull_target = target;
-	rx_asl_update(e, peer);
-	rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | (ce != r->seen_ce ? EQ_F_ECE : 0), r->expected);
+	eqds_rx_asl_update(e, peer);
+	eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | (ce != r->seen_ce ? EQ_F_ECE : 0),
+			 r->expected);
 	r->seen_pkts = pkts;
 	r->seen_bytes = bytes;
 	r->seen_ce = ce;
 	r->last_use_ns = now;
 }
 
-void rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
 {
 	union eq_rx_word w;
 
@@ -69,10 +70,10 @@ void rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_
 	r->direct_open = false;
 	/* Its place in order, then what XDP delivered up to the close. */
 	r->expected = w.parts.next;
-	rx_direct_sync(e, peer, r, now);
+	eqds_rx_direct_sync(e, peer, r, now);
 }
 
-void rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
+void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 {
 	union eq_rx_word w = { 0 };
 
@@ -90,7 +91,7 @@ void eqds_set_rxmap(struct eqds *e, struct eq_rx *map)
 		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
-			rx_direct_close(e, peer, e->rx[peer], e->now);
+			eqds_rx_direct_close(e, peer, e->rx[peer], e->now);
 		}
 	e->rxmap = map;
 	if (!map)

@@ -69,8 +69,8 @@ void eqds_free(struct eqds *e)
 	if (!e)
 		return;
 	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
-		tx_free(e, i, e->now);
-		rx_free(e, i);
+		eqds_tx_free(e, i, e->now);
+		eqds_rx_free(e, i);
 	}
 	free(e);
 }
@@ -85,9 +85,9 @@ int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 		return -EINVAL;
 	}
 	e->host_taken[peer]++;
-	rc = tx_local(e, peer, p, now);
+	rc = eqds_tx_local(e, peer, p, now);
 	if (!rc)
-		tx_arbiter(e, now);	/* credit in hand: no need to wait for a tick */
+		eqds_tx_arbiter(e, now);	/* credit in hand: no need to wait for a tick */
 	return rc;
 }
 
@@ -100,15 +100,15 @@ int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 		eqt_pkt_put(e->pool, p);
 		return -EINVAL;
 	}
-	rc = tx_sent(e, peer, p, seq, now);
+	rc = eqds_tx_sent(e, peer, p, seq, now);
 	if (rc > 0) {
-		tx_arbiter(e, now);	/* queued to go (again) */
+		eqds_tx_arbiter(e, now);	/* queued to go (again) */
 		rc = 0;
 	}
 	return rc;
 }
 
-void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+void eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now)
 {
 	clock_seen(e, now);
@@ -121,14 +121,14 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	case EQ_T_DATA:
 		if (!p)
 			return;
-		rx_packet(e, peer, h, p, now);
+		eqds_rx_packet(e, peer, h, p, now);
 		break;
 	case EQ_T_TRIMMED:
 	case EQ_T_RTS:
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		rx_link_used(e, h->wire_len);
-		rx_packet(e, peer, h, NULL, now);
+		eqds_rx_link_used(e, h->wire_len);
+		eqds_rx_packet(e, peer, h, NULL, now);
 		break;
 	case EQ_T_PULL:
 	case EQ_T_ACK:
@@ -136,9 +136,9 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	case EQ_T_RST:
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		rx_link_used(e, h->wire_len);
-		tx_control(e, peer, h, now);
-		tx_arbiter(e, now);
+		eqds_rx_link_used(e, h->wire_len);
+		eqds_tx_control(e, peer, h, now);
+		eqds_tx_arbiter(e, now);
 		break;
 	default:
 		if (p)
@@ -159,17 +159,17 @@ static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
 
 	if (e->tx[i]) {
 		if (tx_idle(e->tx[i]) && now > e->tx[i]->last_use_ns + e->cfg.idle_ns)
-			tx_free(e, i, now);	/* its last seq stays in last_seq */
+			eqds_tx_free(e, i, now);	/* its last seq stays in last_seq */
 		else
-			next = tx_timers(e, i, now);
+			next = eqds_tx_timers(e, i, now);
 	}
 	if (r) {
 		/* XDP delivered some of its DATA: account for it (direct.c). */
 		if (e->rxmap && __atomic_load_n(&e->rxmap[i].dirty, __ATOMIC_RELAXED))
-			rx_direct_sync(e, i, r, now);
+			eqds_rx_direct_sync(e, i, r, now);
 		if (!r->held_n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
-			rx_free(e, i);
-		else if ((d = rx_timers(e, i, now)) < next)
+			eqds_rx_free(e, i);
+		else if ((d = eqds_rx_timers(e, i, now)) < next)
 			next = d;
 	}
 	return next;
@@ -187,9 +187,9 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 			if ((d = peer_timers(e, w * 64 + (uint32_t)__builtin_ctzll(bits), now)) < next)
 				next = d;
 	}
-	if ((d = rx_pull_pacer(e, now)) < next)
+	if ((d = eqds_rx_pull_pacer(e, now)) < next)
 		next = d;
-	if ((d = tx_arbiter(e, now)) < next)
+	if ((d = eqds_tx_arbiter(e, now)) < next)
 		next = d;
 	if (e->cfg.idle_ns && next == EQT_NO_DEADLINE &&
 	    live_next(e->tx_live, e->rx_live, 0) < EQDS_MAX_PEERS)
@@ -203,8 +203,8 @@ void eqds_flush(struct eqds *e, uint32_t peer, uint64_t now)
 	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
 		if (peer != EQDS_ALL_PEERS && i != peer)
 			continue;
-		tx_free(e, i, now);
-		rx_free(e, i);
+		eqds_tx_free(e, i, now);
+		eqds_rx_free(e, i);
 	}
 }
 
@@ -247,7 +247,7 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 	memset(st, 0, sizeof(*st));
 	if (t) {
 		*st = t->st;
-		st->lease_bytes = tx_lease_bytes(e, peer, t);
+		st->lease_bytes = eqds_tx_lease_bytes(e, peer, t);
 		st->credit = t->credit + (int64_t)st->lease_bytes;
 		st->highest_pull = t->highest_pull;
 		st->backlog_pkts = tx_backlog_pkts(t);
@@ -256,7 +256,7 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->tx_epoch = t->isn;
 		st->tx_state = t->state;
 		st->bdp = tx_bdp(e, t);
-		st->srtt_us = (uint32_t)(t->srtt_ns / 1000);
+		st->srtt_us = (uint32_t)(t->rtt.srtt_ns / 1000);
 	}
 	if (r) {
 		st->pull_no = r->pull_no;
@@ -284,7 +284,7 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 
 	if (!t)
 		return 0;
-	sum += t->credit + tx_lease_bytes(s, ps, t);
+	sum += t->credit + eqds_tx_lease_bytes(s, ps, t);
 	for (uint32_t q = t->infl_lo; before(q, t->next_seq); q++) {
 		const struct eqt_pkt *p = *infl_slot(t, q);
 		bool seen;

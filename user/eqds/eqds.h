@@ -26,28 +26,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "eqt.h"
+#include "hdr.h"
 #include "edgeq/lease.h"
 #include "edgeq/rx.h"
 
 #define EQDS_MAX_PEERS	1024	/* = EQ_MAX_PEERS */
 #define EQDS_ALL_PEERS	UINT32_MAX
-
-/* A parsed edgeq header, host byte order (wire.h has the layout).  For
- * DATA/TRIMMED/RTS: seq, pull_target; for PULL/ACK/NACK/RST: ack, pull_no,
- * busy_ns.  wire_len is the original frame length of a DATA packet (the
- * sender stamps it in the header's length field, so that a trimmed header
- * still says how much credit its retransmission needs). */
-struct eqds_hdr {
-	uint8_t		type;		/* EQ_T_* */
-	uint8_t		flags;		/* EQ_F_* */
-	uint16_t	path_id;
-	uint32_t	seq_ack;	/* seq (DATA, TRIMMED, RTS) or ack (control) */
-	uint32_t	pull;		/* pull_target (DATA, TRIMMED, RTS) or pull_no */
-	uint32_t	aux;		/* DATA: original frame length; control: busy_ns */
-	uint8_t		ce;		/* the outer header arrived CE-marked */
-	uint32_t	wire_len;	/* the frame as received, Ethernet header
-					 * included (0: not known) */
-};
 
 enum eqds_asl_policy {
 	EQDS_ASL_FIFO		= 0,	/* round robin: equal shares */
@@ -83,8 +67,9 @@ struct eqds_cfg {
  * and sends a control packet (PULL, ACK, NACK, RTS, RST) to the peer. */
 struct eqds_io {
 	void	*ctx;
-	void	(*send_data)(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqds_hdr *h);
-	void	(*send_ctl)(void *ctx, uint32_t peer, const struct eqds_hdr *h);
+	void	(*send_data)(void *ctx, uint32_t peer, struct eqt_pkt *p,
+			     const struct eqt_hdr *h);
+	void	(*send_ctl)(void *ctx, uint32_t peer, const struct eqt_hdr *h);
 	void	(*deliver)(void *ctx, uint32_t peer, struct eqt_pkt *p);
 };
 
@@ -131,7 +116,7 @@ void eqds_free(struct eqds *e);
 int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
 /* A packet from the wire from `peer`: p is the DATA frame (the module owns
  * it from here) or NULL for a control packet or trimmed header. */
-void eqds_wire(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+void eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now);
 /* A packet TC sent on leased credit (its copy, seq stamped): kept until
  * ACKed, as if the module had sent it.  0, or as eqds_local() when the

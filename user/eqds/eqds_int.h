@@ -5,6 +5,7 @@
 
 #include "eqds.h"
 #include "pacer.h"
+#include "rtt.h"
 
 #define EQDS_LIVE_WORDS	(EQDS_MAX_PEERS / 64)
 
@@ -59,7 +60,7 @@ struct tx_tunnel {
 	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns, rto_at;
 	/* The RTO adapts to the ACKs (RFC 6298 estimator, rto_ns its floor,
 	 * doubled when it fires): an agent on a busy host answers late. */
-	uint64_t	srtt_ns, rttvar_ns, rto_ns;
+	struct eqt_rtt	rtt;
 	uint32_t	bdp;		/* bytes: cfg.bdp_bytes, or from srtt (bdp_auto) */
 	struct eqds_peer_stats st;
 };
@@ -206,38 +207,38 @@ static inline uint32_t live_count(const uint64_t *m)
 /* Adds from's counters (not its state fields) to to's. */
 void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from);
 /* sender.c, fastpath.c */
-struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now);
-void tx_free(struct eqds *e, uint32_t peer, uint64_t now);
-int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
-void tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now);
-int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
-void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now);
-void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
-uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
-void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
+struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now);
+void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now);
+int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
+void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now);
+int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
+void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now);
+void eqds_tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
+uint32_t eqds_tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
+void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now);
-void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now);
-uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
-uint64_t tx_arbiter(struct eqds *e, uint64_t now);
-void tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);
-uint32_t tx_pull_target(const struct eqds *e, const struct tx_tunnel *t);
-void tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
-void tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
+void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
+uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
+uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now);
+void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);
+uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t);
+void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
+void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
 		    uint64_t now);
 /* receiver.c */
-void rx_free(struct eqds *e, uint32_t peer);
-void rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed);
-void rx_asl_update(struct eqds *e, uint32_t peer);
-void rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack);
+void eqds_rx_free(struct eqds *e, uint32_t peer);
+void eqds_rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed);
+void eqds_rx_asl_update(struct eqds *e, uint32_t peer);
+void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack);
 /* direct.c */
-void rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
-void rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
-void rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r);
-void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
+void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
+void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r);
+void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now);
-uint64_t rx_timers(struct eqds *e, uint32_t peer, uint64_t now);
-uint64_t rx_pull_pacer(struct eqds *e, uint64_t now);
-void rx_link_used(struct eqds *e, uint32_t frame_len);
-uint32_t rx_busy_ns(const struct eqds *e);
+uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now);
+uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now);
+void eqds_rx_link_used(struct eqds *e, uint32_t frame_len);
+uint32_t eqds_rx_busy_ns(const struct eqds *e);
 
 #endif

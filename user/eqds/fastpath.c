@@ -23,14 +23,14 @@ static union eq_lease_word lease_load(const struct eq_credit *b)
 	return w;
 }
 
-uint32_t tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t)
+uint32_t eqds_tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t)
 {
 	if (!e->bucket || !t->lease_open)
 		return 0;
 	return lease_load(&e->bucket[peer]).parts.bytes & EQ_LEASE_BYTES;
 }
 
-void tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
+void eqds_tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
 	union eq_lease_word w;
 
@@ -88,7 +88,7 @@ static void tc_demand(struct eqds *e, struct tx_tunnel *t, struct eq_credit *b, 
 
 	__atomic_exchange_n(&b->held_rung, 0, __ATOMIC_ACQ_REL);	/* before reading */
 	held = __atomic_load_n(&b->held, __ATOMIC_ACQUIRE);
-	uint64_t window = t->srtt_ns ? 2 * t->srtt_ns : e->cfg.rto_ns;
+	uint64_t window = t->rtt.srtt_ns ? 2 * t->rtt.srtt_ns : e->cfg.rto_ns;
 
 	if (held != t->held_seen) {
 		t->held_seen = held;
@@ -97,7 +97,7 @@ static void tc_demand(struct eqds *e, struct tx_tunnel *t, struct eq_credit *b, 
 	t->tc_demand = t->held_at && now - t->held_at < window;
 }
 
-void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
+void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 	struct eq_credit *b;
@@ -115,20 +115,21 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	/* SYN_SENT: the SYN flag is the agent's to set.  A queue: it goes
 	 * first, on the agent's credit. */
 	if (t->state != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
-		tx_lease_close(e, peer, t, now);
+		eqds_tx_lease_close(e, peer, t, now);
 		return;
 	}
 	if (t->lease_open) {
 		w = lease_load(b);
 		if (w.parts.bytes & EQ_LEASE_SHUT) {
-			tx_lease_close(e, peer, t, now);	/* its packet is on its way here */
+			/* its packet is on its way here */
+			eqds_tx_lease_close(e, peer, t, now);
 			t->shut_wait = true;
 			t->shut_at = now;
 			return;
 		}
 	}
 	/* No new lease may let a fast send overtake the packet that shut the
-	 * last one (tx_local() ends the wait; an RTO, if it was lost). */
+	 * last one (eqds_tx_local() ends the wait; an RTO, if it was lost). */
 	if (!t->lease_open && t->shut_wait && now < t->shut_at + e->cfg.rto_ns)
 		return;
 	/* Nor any packet TC handed us while no lease was open, which it did
@@ -160,7 +161,7 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	/* A fast send asks for what TC holds back (a BDP while it holds
 	 * any), and for nothing more otherwise: its target is the highest
 	 * pull (credit after an idle spell comes from the start rule). */
-	__atomic_store_n(&b->pull_target, tx_pull_target(e, t), __ATOMIC_RELAXED);
+	__atomic_store_n(&b->pull_target, eqds_tx_pull_target(e, t), __ATOMIC_RELAXED);
 	/* ... and a BDP more once a fast send leaves less than half a BDP on
 	 * lease: TC cannot see TCP's backlog, but a tunnel whose lease is
 	 * being drained has one.  Asking only after TC held packets back came
@@ -189,9 +190,9 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 								    : (uint32_t)t->credit);
 	}
 	/* TC holds packets back and the lease cannot carry the ask: an RTS. */
-	if (t->tc_demand && t->hp_known && after(tx_pull_target(e, t), t->told_target) &&
+	if (t->tc_demand && t->hp_known && after(eqds_tx_pull_target(e, t), t->told_target) &&
 	    (lease_load(b).parts.bytes & EQ_LEASE_BYTES) < e->cfg.mtu + 14)
-		tx_ask(e, peer, t, now);
+		eqds_tx_ask(e, peer, t, now);
 }
 
 /* An RTT sample from a fast send: TC records the seq and the send time
@@ -200,7 +201,7 @@ void tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
  * time is when the agent read it, later).  A probe unanswered for an RTO
  * (lost, trimmed) is dropped, so that a resend's ACK is never taken for
  * it (Karn). */
-void tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
+void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
 		    uint64_t now)
 {
 	uint64_t probe;
@@ -210,20 +211,20 @@ void tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t
 		return;
 	seq = (uint32_t)(probe >> 32);
 	age_us = (uint32_t)(now / 1000) - (uint32_t)probe;
-	if ((uint64_t)age_us * 1000 > (t->rto_ns ? t->rto_ns : e->cfg.rto_ns) ||
+	if ((uint64_t)age_us * 1000 > eqt_rtt_rto(&t->rtt, e->cfg.rto_ns) ||
 	    before(seq, t->isn)) {
 		__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
 		return;
 	}
 	if (cum ? !before(seq, ack) : seq != ack)
 		return;
-	tx_rtt_sample(e, t, (uint64_t)age_us * 1000);
+	eqds_tx_rtt_sample(e, t, (uint64_t)age_us * 1000);
 	__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
 }
 
 /* An ACK or NACK of nothing in flight: when fast sends may still have
  * copies on their way, remember it for the copy. */
-void tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
+void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now)
 {
 	uint32_t i = t->early_next % EARLY_SLOTS;
@@ -260,7 +261,7 @@ static uint8_t early_take(struct tx_tunnel *t, uint32_t seq)
 	return 0;
 }
 
-int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now)
+int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 
@@ -268,7 +269,7 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 	 * receiver will not take it into the new one, so it goes again as
 	 * new data. */
 	if (!t || t->state == EQDS_TX_CLOSED || before(seq, t->isn)) {
-		int rc = tx_local(e, peer, p, now);
+		int rc = eqds_tx_local(e, peer, p, now);
 
 		return rc ? rc : 1;
 	}
@@ -293,7 +294,7 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 		eqt_pkt_put(e->pool, p);
 		return 0;
 	case EQ_T_NACK:		/* trimmed already: it goes again, first */
-		tx_lease_close(e, peer, t, now);
+		eqds_tx_lease_close(e, peer, t, now);
 		eqt_q_push(&t->rtx, p);
 		t->st.rx_nacks++;
 		return 1;
@@ -304,7 +305,7 @@ int tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint
 		eqt_pkt_put(e->pool, p);
 		return 0;
 	}
-	tx_infl_put(e, t, p, now);
+	eqds_tx_infl_put(e, t, p, now);
 	return 0;
 }
 
@@ -316,7 +317,7 @@ void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket)
 		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
-			tx_lease_close(e, peer, e->tx[peer], e->now);
+			eqds_tx_lease_close(e, peer, e->tx[peer], e->now);
 		}
 	e->bucket = bucket;
 }
@@ -328,5 +329,5 @@ void eqds_lease_sync(struct eqds *e, uint64_t now)
 		return;
 	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
 		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1)
-			tx_lease_sync(e, w * 64 + (uint32_t)__builtin_ctzll(bits), now);
+			eqds_tx_lease_sync(e, w * 64 + (uint32_t)__builtin_ctzll(bits), now);
 }

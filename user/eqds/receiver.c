@@ -66,7 +66,7 @@ static void asl_append(struct eqds *e, uint32_t peer)
 	e->asl_tail = peer;
 }
 
-void rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed)
+void eqds_rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed)
 {
 	e->asl_owed -= r->owed > 0 ? (uint64_t)r->owed : 0;
 	r->owed = owed;
@@ -74,30 +74,30 @@ void rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed)
 }
 
 /* In the ASL iff it owes pulls and the sender still wants them. */
-void rx_asl_update(struct eqds *e, uint32_t peer)
+void eqds_rx_asl_update(struct eqds *e, uint32_t peer)
 {
 	struct rx_tunnel *r = e->rx[peer];
 	bool want = r->owed > 0 && before(r->pull_no, r->pull_target);
 
 	if (!want && r->owed > 0)
-		rx_set_owed(e, r, 0);	/* the sender wants no more: tokens die */
+		eqds_rx_set_owed(e, r, 0);	/* the sender wants no more: tokens die */
 	if (want && !r->in_asl)
 		asl_append(e, peer);
 	else if (!want && r->in_asl)
 		asl_remove(e, peer);
 }
 
-void rx_free(struct eqds *e, uint32_t peer)
+void eqds_rx_free(struct eqds *e, uint32_t peer)
 {
 	struct rx_tunnel *r = e->rx[peer];
 
 	if (!r)
 		return;
-	rx_direct_close(e, peer, r, e->now);
+	eqds_rx_direct_close(e, peer, r, e->now);
 	eqds_counters_add(&e->retired[peer], &r->st);
 	if (r->in_asl)
 		asl_remove(e, peer);
-	rx_set_owed(e, r, 0);
+	eqds_rx_set_owed(e, r, 0);
 	for (uint32_t i = 0; i < e->cfg.reorder_limit; i++)
 		if (r->held[i])
 			eqt_pkt_put(e->pool, r->held[i]);
@@ -107,18 +107,18 @@ void rx_free(struct eqds *e, uint32_t peer)
 	live_clear(e->rx_live, peer);
 }
 
-uint32_t rx_busy_ns(const struct eqds *e)
+uint32_t eqds_rx_busy_ns(const struct eqds *e)
 {
 	uint64_t ns = e->asl_owed * 8000000000ULL / e->cfg.link_bps;
 
 	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 }
 
-void rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack)
+void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack)
 {
 	struct rx_tunnel *r = e->rx[peer];
-	struct eqds_hdr h = { .type = type, .flags = flags, .seq_ack = ack,
-			      .pull = r ? r->pull_no : 0, .aux = rx_busy_ns(e) };
+	struct eqt_hdr h = { .type = type, .flags = flags, .seq_ack = ack,
+			      .pull = r ? r->pull_no : 0, .aux = eqds_rx_busy_ns(e) };
 
 	e->io.send_ctl(e->io.ctx, peer, &h);
 }
@@ -225,7 +225,7 @@ static void data_in_order(struct eqds *e, uint32_t peer, struct rx_tunnel *r, st
 		r->gap_since = now;
 }
 
-void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct eqt_pkt *p,
+void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now)
 {
 	struct rx_tunnel *r = rx_get(e, peer, now);
@@ -242,7 +242,7 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	 * delivered: XDP stops delivering, and expected is where it got to
 	 * (direct.c).  Opened again below once nothing is held. */
 	if (p)
-		rx_direct_close(e, peer, r, now);
+		eqds_rx_direct_close(e, peer, r, now);
 	/* A SYN packet is the current epoch's while its seq lies in the
 	 * epoch's SYN window: a first-RTT burst may be longer than the 1024
 	 * seqs the ISN's zero bits span, and seq & ~1023 alone would take its
@@ -260,14 +260,14 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 	} else if (syn && !cur) {
 		/* An older epoch: tell the sender where we are, so that its
 		 * next epoch starts past it. */
-		rx_send_ctl(e, peer, EQ_T_RST, 0, r->expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_RST, 0, r->expected);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return;
 	} else if (!r->est) {
 		/* Data of a tunnel we have no state for (we flushed or
 		 * restarted): the sender must start a new epoch. */
-		rx_send_ctl(e, peer, EQ_T_RST, 0, 0);
+		eqds_rx_send_ctl(e, peer, EQ_T_RST, 0, 0);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return;
@@ -293,17 +293,17 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 		if (r->owed < 0)
 			want += r->owed;
 		if (want > r->owed)
-			rx_set_owed(e, r, want);
-		rx_asl_update(e, peer);
+			eqds_rx_set_owed(e, r, want);
+		eqds_rx_asl_update(e, peer);
 		/* An RTS also answers as a SYN-ACK would, acknowledging the last
 		 * seq delivered in order (isn - 1 before any), as a PULL's
 		 * cumulative ack does.  Not the RTS's seq: that is the sender's
 		 * next, and the ACK would free the packet that gets it should
 		 * that one be sent before the ACK arrives (and trimmed). */
-		rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->expected - 1);
+		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->expected - 1);
 		return;
 	}
-	rx_set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
+	eqds_rx_set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
 	if (h->type == EQ_T_TRIMMED) {
 		/* A trimmed packet goes again, whatever its pull target said
 		 * (the last packets of a burst, and fast sends, ask for
@@ -314,19 +314,19 @@ void rx_packet(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, struct e
 		if (after(need, r->pull_target))
 			r->pull_target = need;
 	}
-	rx_asl_update(e, peer);
+	eqds_rx_asl_update(e, peer);
 	if (h->type == EQ_T_TRIMMED) {
 		r->st.rx_trimmed++;
-		rx_send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
+		eqds_rx_send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
 		return;
 	}
 	r->st.rx_data++;
-	rx_send_ctl(e, peer, EQ_T_ACK, (h->flags & EQ_F_SYN) | (h->ce ? EQ_F_ECE : 0), seq);
+	eqds_rx_send_ctl(e, peer, EQ_T_ACK, (h->flags & EQ_F_SYN) | (h->ce ? EQ_F_ECE : 0), seq);
 	data_in_order(e, peer, r, p, seq, now);
-	rx_direct_open(e, peer, r);
+	eqds_rx_direct_open(e, peer, r);
 }
 
-uint64_t rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
+uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct rx_tunnel *r = e->rx[peer];
 
@@ -334,7 +334,7 @@ uint64_t rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		return EQT_NO_DEADLINE;
 	if (now >= r->gap_since + e->cfg.reorder_ns)
 		skip_gap(e, peer, r, now);
-	rx_direct_open(e, peer, r);	/* if that emptied the queue */
+	eqds_rx_direct_open(e, peer, r);	/* if that emptied the queue */
 	return r->held_n ? r->gap_since + e->cfg.reorder_ns : EQT_NO_DEADLINE;
 }
 
@@ -349,7 +349,7 @@ static uint32_t pull_wire_len(const struct eqds *e)
  * pacer's budget, so that the pulls grant what the link can drain (at
  * 8 -> 1 the senders' control frames were 2.6-2.8 % of the bytes, and
  * RTS mode's queue grew steadily while the pulls ignored them). */
-void rx_link_used(struct eqds *e, uint32_t frame_len)
+void eqds_rx_link_used(struct eqds *e, uint32_t frame_len)
 {
 	if (frame_len)
 		eqt_pacer_spend(&e->pull_pacer, frame_len + EQ_ETH_FRAMING);
@@ -360,7 +360,7 @@ void rx_link_used(struct eqds *e, uint32_t frame_len)
  * the back when its turn is over.  The pacer waits until a whole batch is
  * due, or what the head still wants, so that a PULL at 10 Gbit/s carries
  * a dozen pulls rather than the agent waking for each. */
-uint64_t rx_pull_pacer(struct eqds *e, uint64_t now)
+uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now)
 {
 	uint32_t unit = pull_wire_len(e);
 
@@ -389,12 +389,12 @@ uint64_t rx_pull_pacer(struct eqds *e, uint64_t now)
 		r->turn_left -= n;
 		r->st.pulls_sent += n;
 		r->st.pull_pkts++;
-		rx_set_owed(e, r, r->owed - (int64_t)n * e->cfg.mtu);
-		rx_send_ctl(e, peer, EQ_T_PULL, 0, r->expected);
+		eqds_rx_set_owed(e, r, r->owed - (int64_t)n * e->cfg.mtu);
+		eqds_rx_send_ctl(e, peer, EQ_T_PULL, 0, r->expected);
 		/* Its turn over (or no longer active): to the back / out. */
 		if (!r->turn_left || r->owed <= 0 || !before(r->pull_no, r->pull_target)) {
 			asl_remove(e, peer);
-			rx_asl_update(e, peer);
+			eqds_rx_asl_update(e, peer);
 		}
 	}
 	return EQT_NO_DEADLINE;

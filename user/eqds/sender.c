@@ -15,7 +15,7 @@
 #include "eqds_int.h"
 
 /* A new epoch: past every seq this peer's tunnels used (next_seq, which
- * tx_get() takes from last_seq after a flush), and past `floor` (the
+ * eqds_tx_get() takes from last_seq after a flush), and past `floor` (the
  * receiver's position, from an RST; 0 says it has none).  The step is
  * counted from that last seq, not from the old ISN: an epoch lives as
  * long as its tunnel and may use any number of seqs.  It is 4096 to 8191
@@ -43,7 +43,7 @@ static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32
 
 /* The in-flight ring a new tunnel starts with: a window of MTU-sized
  * packets twice over (resends and fast sends beside it).  Smaller packets
- * or a resend far behind the rest make it grow (tx_infl_put()). */
+ * or a resend far behind the rest make it grow (eqds_tx_infl_put()). */
 static uint32_t infl_slots_at_first(const struct eqds *e)
 {
 	uint64_t want = 2 * ((uint64_t)e->cfg.bdp_bytes + e->cfg.mtu) / e->cfg.mtu;
@@ -54,7 +54,7 @@ static uint32_t infl_slots_at_first(const struct eqds *e)
 	return n;
 }
 
-struct tx_tunnel *tx_get(struct eqds *e, uint32_t peer, uint64_t now)
+struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 
@@ -95,13 +95,13 @@ static void infl_drop_all(struct eqds *e, struct tx_tunnel *t, struct eqt_q *int
 	t->infl_lo = t->next_seq;
 }
 
-void tx_free(struct eqds *e, uint32_t peer, uint64_t now)
+void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 
 	if (!t)
 		return;
-	tx_lease_close(e, peer, t, now);
+	eqds_tx_lease_close(e, peer, t, now);
 	if (e->bucket) {	/* nothing queued any more, for TC */
 		__atomic_store_n(&e->bucket[peer].queued, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->bucket[peer].taken, e->host_taken[peer], __ATOMIC_RELAXED);
@@ -122,7 +122,7 @@ void tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 
 static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
 {
-	return t->rto_ns ? t->rto_ns : e->cfg.rto_ns;
+	return eqt_rtt_rto(&t->rtt, e->cfg.rto_ns);
 }
 
 /* An ACK of a packet sent once (Karn: a retransmission's ACK could be
@@ -134,26 +134,15 @@ static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
  * host, not only the network's), and a BDP below it cannot fill the
  * link: on a veth pair with the 50 us default a 64 KiB GSO packet never
  * fit the lease. */
-void tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
+void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 {
-	uint64_t v;
-
-	if (!t->srtt_ns) {
-		t->srtt_ns = r;
-		t->rttvar_ns = r / 2;
-	} else {
-		uint64_t d = t->srtt_ns > r ? t->srtt_ns - r : r - t->srtt_ns;
-
-		t->rttvar_ns = (3 * t->rttvar_ns + d) / 4;
-		t->srtt_ns = (7 * t->srtt_ns + r) / 8;
-	}
-	v = t->srtt_ns + 4 * t->rttvar_ns;
-	t->rto_ns = v < e->cfg.rto_ns ? e->cfg.rto_ns : v > RTO_MAX_NS ? RTO_MAX_NS : v;
+	eqt_rtt_sample(&t->rtt, r, e->cfg.rto_ns, RTO_MAX_NS);
 	if (e->cfg.bdp_auto) {
 		/* The loop's round trip varies with the agents' wake-ups: the
 		 * smoothed RTT and twice its variation, so that credit is not
 		 * short for the slower half of the round trips. */
-		uint64_t b = e->cfg.link_bps / 8 * (t->srtt_ns + 2 * t->rttvar_ns) / 1000000000ULL;
+		uint64_t b = e->cfg.link_bps / 8 * (t->rtt.srtt_ns + 2 * t->rtt.rttvar_ns) /
+			     1000000000ULL;
 
 		uint32_t old = tx_bdp(e, t);
 
@@ -301,9 +290,9 @@ static void restart_if_stalled(struct eqds *e, struct tx_tunnel *t, uint32_t pee
 	restart(e, t, peer, now);
 }
 
-int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
+int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 {
-	struct tx_tunnel *t = tx_get(e, peer, now);
+	struct tx_tunnel *t = eqds_tx_get(e, peer, now);
 	uint32_t n;
 
 	if (!t) {
@@ -312,7 +301,7 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	}
 	/* TC could not send this one itself: whatever it had on lease comes
 	 * back, and the edge queue decides from here. */
-	tx_lease_close(e, peer, t, now);
+	eqds_tx_lease_close(e, peer, t, now);
 	t->shut_wait = false;
 	n = tx_backlog_pkts(t);
 	if (n >= e->cfg.edge_limit) {
@@ -339,7 +328,7 @@ int tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 /* The pull number this tunnel wants reached: what its queue needs, and a
  * BDP while TC holds TCP packets back for want of credit, all at most a
  * BDP past the highest pull. */
-uint32_t tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
+uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
 {
 	uint64_t want = (tx_backlog_bytes(t) + e->cfg.mtu - 1) / e->cfg.mtu;
 
@@ -353,7 +342,7 @@ uint32_t tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
 }
 
 /* Keeps p (sent, seq set) until it is ACKed, and arms the RTO. */
-void tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
+void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
 {
 	struct eqt_pkt **slot = infl_slot(t, p->seq);
 
@@ -396,7 +385,7 @@ static void told(struct tx_tunnel *t, uint32_t target)
 static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_pkt *p,
 		     uint64_t now)
 {
-	struct eqds_hdr h = { .type = EQ_T_DATA };
+	struct eqt_hdr h = { .type = EQ_T_DATA };
 
 	/* A retransmission keeps its seq, unless it is from an older epoch
 	 * (resent after an RST): then it is numbered afresh. */
@@ -409,7 +398,7 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	if (h.flags & EQ_F_SYN)
 		p->flags |= EQT_PF_SYN;
 	h.seq_ack = p->seq;
-	h.pull = tx_pull_target(e, t);
+	h.pull = eqds_tx_pull_target(e, t);
 	h.aux = p->len;
 	if (p->tx_count)
 		t->st.tx_rtx++;
@@ -419,7 +408,7 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	p->t_ns = now;
 	e->io.send_data(e->io.ctx, peer, p, &h);
 	told(t, h.pull);
-	tx_infl_put(e, t, p, now);
+	eqds_tx_infl_put(e, t, p, now);
 }
 
 /* How many MTUs an RTS may ask for: what the invariant leaves beside the
@@ -433,14 +422,14 @@ static uint32_t rts_room(const struct eqds *e, const struct tx_tunnel *t, uint64
 	return room > 0 ? (uint32_t)(room / e->cfg.mtu) : 0;
 }
 
-void tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
+void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
-	struct eqds_hdr h = { .type = EQ_T_RTS };
+	struct eqt_hdr h = { .type = EQ_T_RTS };
 	uint32_t base = t->hp_known ? t->highest_pull : 0, room = rts_room(e, t, now);
 
 	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
 	h.seq_ack = t->next_seq;
-	h.pull = tx_pull_target(e, t);
+	h.pull = eqds_tx_pull_target(e, t);
 	if (h.pull - base > room)
 		h.pull = base + room;
 	e->io.send_ctl(e->io.ctx, peer, &h);
@@ -480,7 +469,7 @@ static uint32_t cls_head(struct eqds *e, uint32_t c, struct eqt_q **head, bool *
 	return EQDS_MAX_PEERS;
 }
 
-uint64_t tx_arbiter(struct eqds *e, uint64_t now)
+uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
 {
 	/* What each class lacked for its head at its last turn, since the
 	 * last packet sent: 0 if it had no turn. */
@@ -578,12 +567,12 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t 
 		return;
 	if (newest->seq == ack - 1 && newest->tx_count == 1 && !(newest->flags & EQT_PF_FAST) &&
 	    now > newest->t_ns)
-		tx_rtt_sample(e, t, now - newest->t_ns);
+		eqds_tx_rtt_sample(e, t, now - newest->t_ns);
 	eqt_pkt_put(e->pool, newest);
 }
 
 /* A control packet from the receiver of our tunnel to `peer`. */
-void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_t now)
+void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 	struct eqt_pkt *p;
@@ -592,7 +581,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		return;
 	if (h->type == EQ_T_RST) {
 		/* No fast send may go in the epoch being ended. */
-		tx_lease_close(e, peer, t, now);
+		eqds_tx_lease_close(e, peer, t, now);
 		/* The receiver has no state for us (or an older epoch): with
 		 * anything left to deliver, start a new epoch past its own and
 		 * resend what was in flight. */
@@ -635,14 +624,14 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 		/* Credit beyond one BDP cannot be the loop's: pulls answering
 		 * packets we thought lost (RTO) would otherwise pile up.  What
 		 * is on lease to TC counts. */
-		int64_t cap = (int64_t)tx_bdp(e, t) + e->cfg.mtu - tx_lease_bytes(e, peer, t);
+		int64_t cap = (int64_t)tx_bdp(e, t) + e->cfg.mtu - eqds_tx_lease_bytes(e, peer, t);
 
 		if (t->credit > cap)
 			t->credit = cap > 0 ? cap : 0;
 	}
 	if (h->type == EQ_T_ACK || h->type == EQ_T_PULL)
-		tx_probe_acked(e, peer, t, h->seq_ack, h->type == EQ_T_PULL || (h->flags & EQ_F_CUM),
-			       now);
+		eqds_tx_probe_acked(e, peer, t, h->seq_ack,
+				    h->type == EQ_T_PULL || (h->flags & EQ_F_CUM), now);
 	switch (h->type) {
 	case EQ_T_ACK:
 		if (h->flags & EQ_F_CUM) {
@@ -653,21 +642,21 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 			/* Not a fast send's: its copy may have been read long
 			 * after it left, and the sample would be short. */
 			if (p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns)
-				tx_rtt_sample(e, t, now - p->t_ns);
+				eqds_tx_rtt_sample(e, t, now - p->t_ns);
 			eqt_pkt_put(e->pool, p);
 		} else {
-			tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
+			eqds_tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
 		}
 		break;
 	case EQ_T_NACK:
 		/* Trimmed: it left the network as a header, so its credit is
 		 * gone; the receiver's pulls pay for the retransmission. */
 		if ((p = infl_take(t, h->seq_ack))) {
-			tx_lease_close(e, peer, t, now);	/* the resend goes first */
+			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
 			eqt_q_push(&t->rtx, p);
 			t->st.rx_nacks++;
 		} else {
-			tx_early_note(e, t, EQ_T_NACK, h->seq_ack, now);
+			eqds_tx_early_note(e, t, EQ_T_NACK, h->seq_ack, now);
 		}
 		break;
 	case EQ_T_PULL:
@@ -678,7 +667,7 @@ void tx_control(struct eqds *e, uint32_t peer, const struct eqds_hdr *h, uint64_
 	t->last_use_ns = now;
 }
 
-uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
+uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
 	uint64_t next = EQT_NO_DEADLINE;
@@ -716,7 +705,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			 * pulls and ACKs: then the pulls pay. */
 			bool silent = now - t->last_ctl_ns >= r;
 
-			tx_lease_close(e, peer, t, now);	/* the resends go first */
+			eqds_tx_lease_close(e, peer, t, now);	/* the resends go first */
 			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
 				struct eqt_pkt *p = *infl_slot(t, s);
 
@@ -729,7 +718,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 				t->st.rto_fired++;
 			}
 			t->rts_due = true;
-			t->rto_ns = 2 * r > RTO_MAX_NS ? RTO_MAX_NS : 2 * r;
+			eqt_rtt_backoff(&t->rtt, e->cfg.rto_ns, RTO_MAX_NS);
 		}
 	}
 	if (!t->infl_n)
@@ -746,7 +735,7 @@ uint64_t tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		/* RTSs repeat at the floor RTO, not the backed-off one: they
 		 * are small, and a restarted receiver answers the next one. */
 		if ((t->rts_due && rts_room(e, t, now)) || now >= quiet + e->cfg.rto_ns) {
-			tx_ask(e, peer, t, now);
+			eqds_tx_ask(e, peer, t, now);
 			quiet = now;
 		}
 		if (quiet + e->cfg.rto_ns < next)

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The parsed edgeq header: what the frame layer (user/agent/frame.c) makes
+ * of a packet's header and what a control loop stamps into one.  A part of
+ * the transport core, not of any scheme (issue 13, docs/architecture.md):
+ * the frame layer no longer depends on EQDS.  The fixed body's fields keep
+ * EQDS's names for now; other schemes will send 0 there and carry their
+ * own in options.
+ */
+#ifndef EDGEQ_EQT_HDR_H
+#define EDGEQ_EQT_HDR_H
+
+#include <stdint.h>
+
+/* A parsed edgeq header, host byte order (wire.h has the layout).  For
+ * DATA/TRIMMED/RTS: seq, pull_target; for PULL/ACK/NACK/RST: ack, pull_no,
+ * busy_ns.  wire_len is the original frame length of a DATA packet (the
+ * sender stamps it in the header's length field, so that a trimmed header
+ * still says how much credit its retransmission needs). */
+struct eqt_hdr {
+	uint8_t		type;		/* EQ_T_* */
+	uint8_t		flags;		/* EQ_F_* */
+	uint16_t	path_id;
+	uint32_t	seq_ack;	/* seq (DATA, TRIMMED, RTS) or ack (control) */
+	uint32_t	pull;		/* pull_target (DATA, TRIMMED, RTS) or pull_no */
+	uint32_t	aux;		/* DATA: original frame length; control: busy_ns */
+	uint8_t		ce;		/* the outer header arrived CE-marked */
+	uint32_t	wire_len;	/* the frame as received, Ethernet header
+					 * included (0: not known) */
+};
+
+#endif
