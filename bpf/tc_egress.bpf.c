@@ -120,17 +120,22 @@ static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *c
  * outer IPv4 ID up from 0, and the receiver adds the ID to the seq
  * (wire.h), trimmed segments included.  Over IPv6 the segments would
  * share a seq: a GSO packet goes to the agent, which sends them one by
- * one. */
+ * one.  Nor when this host runs XDP generically (`whole`): that is a
+ * veth whose MTU native XDP cannot take, and its peer, in the same mode,
+ * keeps our TSO on and gets the GSO packet whole, one frame of up to
+ * 64 KiB; XDP delivers it if it is next in order, but a frame for the
+ * agent above its 3.5 KiB was dropped (rx_agent_too_big: 35 in one 4 MB
+ * transfer at MTU 9000), and only an RTO repaired it. */
 static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *bucket,
 				      const struct inner_info *in, __u32 overhead, bool v6,
-				      bool gso, __u32 segs, struct data_fields *d)
+				      bool gso, __u32 segs, bool whole, struct data_fields *d)
 {
 	__u32 frame = skb->len, hdrs, l4 = 8, seq, left;	/* encapsulated already */
 
 	if (gso) {
 		struct tcphdr th;
 
-		if (v6 || segs < 1 || segs > 0xffff || in->ihl < 20)
+		if (v6 || whole || segs < 1 || segs > 0xffff || in->ihl < 20)
 			return false;
 		if (in->l4 == IPPROTO_TCP) {
 			if (bpf_skb_load_bytes(skb, ETH_HLEN + overhead + in->ihl, &th, sizeof(th)))
@@ -212,7 +217,8 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	}
 	/* Only now, with nothing left that can fail: leased credit and its
 	 * seq cannot be given back. */
-	*fast = bucket && fast_take(skb, bucket, in, overhead, v6, gso, segs, &d);
+	*fast = bucket && fast_take(skb, bucket, in, overhead, v6, gso, segs,
+				     cfg->xdp_mode == EQ_XDP_GENERIC, &d);
 	*need = d.need ? d.need : ~0u;	/* ~0: never on lease (IPv6 GSO, UDP GSO, ...) */
 	if (!*fast) {
 		/* Segments of one GSO packet share this seq; on IPv4 the

@@ -279,6 +279,45 @@ static void exchange(struct fx *f, uint32_t *pull_no, uint64_t delay)
 	run_until(f, f->now + 10000);
 }
 
+/* bdp_auto: the BDP follows the RTT samples up and down.  What it grows
+ * by beyond the largest it has been is credited once (the loop would
+ * otherwise keep the floor's BDP); growing back after a dip is not: it
+ * was credited each time, nothing took it back when no pulls came, and a
+ * tunnel whose RTT swung held 436 MB of credit at a BDP of 4 MB.  Credit
+ * never exceeds the largest BDP the tunnel had and an MTU. */
+static void credit__bdp_growth_credited_once(void **state)
+{
+	struct eqds_cfg c = cfg0;
+	struct eqds_peer_stats st;
+	uint32_t pull_no = 100;
+	int64_t most = -1000000000;
+	uint32_t bdp_hi = 0;
+	struct fx *f;
+
+	c.bdp_auto = true;
+	f = fx_new_cfg(&c, 1024);
+	for (int k = 0; k < 60; k++) {
+		/* One packet, ACKed 3 ms or 0.2 ms later; no pull (a tunnel
+		 * that restarts from idle each time, as one carrying TCP ACKs
+		 * does: nothing caps its credit but this rule). */
+		local(f, 1);
+		run_until(f, f->now + 100000);
+		run_until(f, f->now + (k % 6 < 3 ? 3000000 : 200000));
+		ack(f, f->rec.data_seq[f->rec.n_data - 1], pull_no);
+		run_until(f, f->now + 10000);
+		eqds_peer_stats(f->e, PEER, &st);
+		if (st.bdp > bdp_hi)
+			bdp_hi = st.bdp;
+		if (st.credit - (int64_t)bdp_hi > most)
+			most = st.credit - (int64_t)bdp_hi;
+	}
+	print_message("# credit above the largest BDP at most: %lld bytes (largest %u, now %u)\n",
+		      (long long)most, bdp_hi, st.bdp);
+	assert_true(st.bdp > BDP);	/* it did follow the RTT */
+	assert_true(most <= MTU);
+	fx_free(f);
+}
+
 /* ACKs that come later than rto_us (a busy host's agent) raise the RTO
  * instead of sending every packet twice; fast ACKs bring it back down to
  * rto_us, never below. */
@@ -641,6 +680,7 @@ int main(void)
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
 		cmocka_unit_test(credit__a_shrunk_window_grows_back_when_the_receiver_is_idle),
 		cmocka_unit_test(rto__adapts_to_ack_delays),
+		cmocka_unit_test(credit__bdp_growth_credited_once),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_resends_on_own_credit),
 		cmocka_unit_test(counters__survive_the_tunnel),

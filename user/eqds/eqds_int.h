@@ -62,6 +62,7 @@ struct tx_tunnel {
 	 * doubled when it fires): an agent on a busy host answers late. */
 	struct eqt_rtt	rtt;
 	uint32_t	bdp;		/* bytes: cfg.bdp_bytes, or from srtt (bdp_auto) */
+	uint32_t	bdp_hi;		/* the largest it has been: growth beyond is credited */
 	struct eqds_peer_stats st;
 };
 

@@ -150,15 +150,23 @@ void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 		t->bdp = b < e->cfg.bdp_bytes ? e->cfg.bdp_bytes : b > e->bdp_max ? e->bdp_max :
 			 (uint32_t)b;
 		/* Credit only recycles: a loop that started with the floor's
-		 * BDP would keep it.  What the BDP grew by goes now, as the
-		 * start rule's burst would (trimming mode), or is asked for
-		 * (RTS mode). */
-		if (t->bdp > old && t->state == EQDS_TX_ESTABLISHED) {
+		 * BDP would keep it.  What the BDP grew by beyond the largest
+		 * it has been goes now, as the start rule's burst would
+		 * (trimming mode), or is asked for (RTS mode).  Beyond, not
+		 * above the last: a BDP that went down and up again with the
+		 * RTT samples was credited each time it rose, nothing took it
+		 * back when no pulls came, and a tunnel carrying TCP ACKs at
+		 * MTU 9000 held 436 MB of credit at a BDP of 4 MB. */
+		if (!t->bdp_hi)
+			t->bdp_hi = old;
+		if (t->bdp > t->bdp_hi && t->state == EQDS_TX_ESTABLISHED) {
 			if (!e->cfg.rts)
-				t->credit += t->bdp - old;
+				t->credit += t->bdp - t->bdp_hi;
 			else
 				t->rts_due = true;
 		}
+		if (t->bdp > t->bdp_hi)
+			t->bdp_hi = t->bdp;
 	}
 }
 
