@@ -157,6 +157,18 @@ eq_stat() {		# eq_stat a|b NAME
 	"$EDGEQ" --netns "$ns" status "$ifc" --json | jq -r ".interfaces[0].stats.$2 // empty"
 }
 
+# tb_parallel_transfers FLOWS MB DST: FLOWS TCP transfers of MB each to DST
+# at once (each its own port, so its own flow hash), every SHA-256 checked.
+tb_parallel_transfers() {
+	local i pids=() rc=0
+	for i in $(seq "$1"); do
+		( TB_TMP=$TB_TMP/f$i; mkdir -p "$TB_TMP"; tcp_transfer_ok "$3" "$2" ) &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=1; done
+	return $rc
+}
+
 # TCP transfer of SIZE random bytes from A to DST:PORT in B; ok when the
 # SHA-256 at the far end matches.
 tcp_transfer_ok() {	# DST SIZE_MB

@@ -26,20 +26,10 @@ check "A's agent has a socket on each of the 4 receive queues ($q)" test "${q:-0
 q=$("$EDGEQ" --netns "$TB_B" status "$TB_IFB" --json | jq '.interfaces[0].agent_wire_queues')
 check "... and B's ($q)" test "${q:-0}" = 4
 
-# $FLOWS transfers at once, each its own flow hash (port).
-parallel_ok() {		# DST
-	local i pids=() rc=0
-	for i in $(seq "$FLOWS"); do
-		( TB_TMP=$TB_TMP/f$i; mkdir -p "$TB_TMP"; tcp_transfer_ok "$1" "$MB" ) &
-		pids+=($!)
-	done
-	for i in "${pids[@]}"; do wait "$i" || rc=1; done
-	return $rc
-}
 check "ping through the agents" quiet in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
-check "$FLOWS TCP transfers of $MB MB at once over IPv4, every SHA-256 matches" parallel_ok 10.77.0.2
+check "$FLOWS TCP transfers of $MB MB at once over IPv4, every SHA-256 matches" tb_parallel_transfers "$FLOWS" "$MB" 10.77.0.2
 [ -z "${EDGEQ_IN_VM:-}" ] &&
-	check "$FLOWS at once over IPv6, every SHA-256 matches" parallel_ok fd77::2
+	check "$FLOWS at once over IPv6, every SHA-256 matches" tb_parallel_transfers "$FLOWS" "$MB" fd77::2
 sleep 0.3
 for s in a b; do
 	ns=$TB_A ifc=$TB_IFA; [ $s = b ] && ns=$TB_B ifc=$TB_IFB

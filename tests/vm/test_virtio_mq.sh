@@ -54,19 +54,10 @@ check "... and B's ($q of $q0)" test "${q:-0}" = "$q0"
 rxq_pkts() {	# NS IFACE QUEUE: packets the driver received on that queue
 	ip netns exec "$1" ethtool -S "$2" 2>/dev/null | awk -v k="rx_queue_$3_packets:" '$1 == k {print $2}'
 }
-parallel_ok() {		# DST
-	local i pids=() rc=0
-	for i in $(seq "$FLOWS"); do
-		( TB_TMP=$TB_TMP/f$i; mkdir -p "$TB_TMP"; tcp_transfer_ok "$1" "$MB" ) &
-		pids+=($!)
-	done
-	for i in "${pids[@]}"; do wait "$i" || rc=1; done
-	return $rc
-}
 check "ping through the agents" quiet in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
 b0=$(rxq_pkts "$TB_B" "$TB_IFB" 0) b1=$(rxq_pkts "$TB_B" "$TB_IFB" 1)
-check "$FLOWS TCP transfers of $MB MB at once over IPv4, every SHA-256 matches" parallel_ok 10.77.0.2
-check "$FLOWS at once over IPv6, every SHA-256 matches" parallel_ok fd77::2
+check "$FLOWS TCP transfers of $MB MB at once over IPv4, every SHA-256 matches" tb_parallel_transfers "$FLOWS" "$MB" 10.77.0.2
+check "$FLOWS at once over IPv6, every SHA-256 matches" tb_parallel_transfers "$FLOWS" "$MB" fd77::2
 d0=$(( $(rxq_pkts "$TB_B" "$TB_IFB" 0) - ${b0:-0} )) d1=$(( $(rxq_pkts "$TB_B" "$TB_IFB" 1) - ${b1:-0} ))
 check "B received on both queues (queue 0: $d0 packets, queue 1: $d1)" test "$d0" -gt 0 -a "$d1" -gt 0
 sleep 0.3
