@@ -64,6 +64,22 @@ static void test_when(void **state)
 	assert_int_equal(eqt_pacer_take(&p, MTU), 0);
 }
 
+/* A wait for more than the burst ends when the bucket is full, and the
+ * bucket then gives what it holds: a pacer asked for 16 MTUs with a
+ * burst of 8 never said "now" before, and its caller spun. */
+static void test_when_beyond_the_burst(void **state)
+{
+	struct eqt_pacer p;
+	uint64_t t;
+
+	eqt_pacer_init(&p, RATE, 8 * MTU, 0);
+	t = eqt_pacer_when(&p, 16 * MTU);
+	assert_int_equal(t, 8 * 12000);				/* full after 8 MTU times */
+	eqt_pacer_update(&p, t);
+	assert_int_equal(eqt_pacer_when(&p, 16 * MTU), t);	/* now */
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 16), 8);
+}
+
 /* Several units at once: as many as the bucket holds, up to the cap, and
  * the rest stays for the next call; never more than the rate allows. */
 static void test_take_units(void **state)
@@ -99,6 +115,7 @@ int main(void)
 		cmocka_unit_test(test_rate_bound_random_calls),
 		cmocka_unit_test(test_regular_calls_full_rate),
 		cmocka_unit_test(test_when),
+		cmocka_unit_test(test_when_beyond_the_burst),
 		cmocka_unit_test(test_take_units),
 	};
 

@@ -63,7 +63,12 @@ void eqt_pacer_spend(struct eqt_pacer *p, uint32_t len)
 
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len)
 {
-	int64_t need = (int64_t)len * (int64_t)SCALE;
+	int64_t need = (int64_t)len * (int64_t)SCALE, cap = (int64_t)(p->burst * SCALE);
+
+	/* More than the bucket holds: the pull pacer, told to wait for a
+	 * batch above the burst, spun at 99 % of a CPU for ever. */
+	if (need > cap)
+		need = cap;
 
 	if (p->tokens_x8e9 >= need)
 		return p->last_ns;

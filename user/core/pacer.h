@@ -30,7 +30,10 @@ uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max);
  * the link without asking): it may go into debt, of one burst at most,
  * which later takes pay back. */
 void eqt_pacer_spend(struct eqt_pacer *p, uint32_t len);
-/* When the bucket will hold len bytes (now if it does). */
+/* When the bucket will hold len bytes (now if it does), or, for more
+ * than it can hold (its burst), when it is full: a caller that waits for
+ * a batch larger than the burst then takes what there is, rather than
+ * wait for ever (with eqt_pacer_take_units()). */
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len);
 
 #endif
