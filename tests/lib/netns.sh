@@ -157,6 +157,27 @@ eq_stat() {		# eq_stat a|b NAME
 	"$EDGEQ" --netns "$ns" status "$ifc" --json | jq -r ".interfaces[0].stats.$2 // empty"
 }
 
+# tb_check_agent_sockets: on A and B, some edgeq packets went to the agent
+# and none was lost for want of a socket on its receive queue
+# (rx_agent_err).  Those that came while the agent's heartbeat said it was
+# down (on_agent_down, e.g. an agent starved under TCG) are counted apart
+# (rx_agent_down) and shown.
+tb_check_agent_sockets() {
+	local s ns ifc js err down toa dir
+	for s in a b; do
+		ns=$TB_A ifc=$TB_IFA; [ $s = b ] && ns=$TB_B ifc=$TB_IFB
+		js=$("$EDGEQ" --netns "$ns" status "$ifc" --json)
+		err=$(jq '.interfaces[0].stats.rx_agent_err // 0' <<<"$js")
+		down=$(jq '.interfaces[0].stats.rx_agent_down // 0' <<<"$js")
+		toa=$(jq '.interfaces[0].stats.rx_to_agent // 0' <<<"$js")
+		dir=$(jq '.interfaces[0].stats.rx_direct // 0' <<<"$js")
+		check "$s: no edgeq packet lost for want of a socket (rx_agent_err $err; to the agent $toa, delivered by XDP $dir)" \
+			test "$err" = 0 -a "$toa" -gt 0
+		[ "$down" = 0 ] ||
+			echo "# $s: $down packets came while the agent's heartbeat said it was down (rx_agent_down)"
+	done
+}
+
 # tb_parallel_transfers FLOWS MB DST: FLOWS TCP transfers of MB each to DST
 # at once (each its own port, so its own flow hash), every SHA-256 checked.
 tb_parallel_transfers() {

@@ -31,15 +31,7 @@ check "$FLOWS TCP transfers of $MB MB at once over IPv4, every SHA-256 matches" 
 [ -z "${EDGEQ_IN_VM:-}" ] &&
 	check "$FLOWS at once over IPv6, every SHA-256 matches" tb_parallel_transfers "$FLOWS" "$MB" fd77::2
 sleep 0.3
-for s in a b; do
-	ns=$TB_A ifc=$TB_IFA; [ $s = b ] && ns=$TB_B ifc=$TB_IFB
-	js=$("$EDGEQ" --netns "$ns" status "$ifc" --json)
-	err=$(jq '.interfaces[0].stats.rx_agent_err // 0' <<<"$js")
-	toa=$(jq '.interfaces[0].stats.rx_to_agent // 0' <<<"$js")
-	dir=$(jq '.interfaces[0].stats.rx_direct // 0' <<<"$js")
-	check "$s: no edgeq packet lost for want of a socket (rx_agent_err $err; to the agent $toa, delivered by XDP $dir)" \
-		test "$err" = 0 -a "$toa" -gt 0
-done
+tb_check_agent_sockets
 
 tb_stop
 check "detach A" eq_a detach "$TB_IFA"

@@ -61,19 +61,7 @@ check "$FLOWS at once over IPv6, every SHA-256 matches" tb_parallel_transfers "$
 d0=$(( $(rxq_pkts "$TB_B" "$TB_IFB" 0) - ${b0:-0} )) d1=$(( $(rxq_pkts "$TB_B" "$TB_IFB" 1) - ${b1:-0} ))
 check "B received on both queues (queue 0: $d0 packets, queue 1: $d1)" test "$d0" -gt 0 -a "$d1" -gt 0
 sleep 0.3
-for s in a b; do
-	ns=$TB_A ifc=$TB_IFA; [ $s = b ] && ns=$TB_B ifc=$TB_IFB
-	js=$("$EDGEQ" --netns "$ns" status "$ifc" --json)
-	err=$(jq '.interfaces[0].stats.rx_agent_err // 0' <<<"$js")
-	down=$(jq '.interfaces[0].stats.rx_agent_down // 0' <<<"$js")
-	toa=$(jq '.interfaces[0].stats.rx_to_agent // 0' <<<"$js")
-	dir=$(jq '.interfaces[0].stats.rx_direct // 0' <<<"$js")
-	check "$s: no edgeq packet lost for want of a socket (rx_agent_err $err; to the agent $toa, delivered by XDP $dir)" \
-		test "$err" = 0 -a "$toa" -gt 0
-	# Under TCG an agent can miss its heartbeat deadline (agent_dead_ms):
-	# on_agent_down then applies for a moment, counted apart.
-	[ "$down" = 0 ] || echo "# $s: $down packets came while the agent's heartbeat said it was down (rx_agent_down)"
-done
+tb_check_agent_sockets
 
 tb_stop
 check "detach A" eq_a detach "$TB_IFA"

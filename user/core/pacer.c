@@ -12,9 +12,15 @@ void eqt_pacer_init(struct eqt_pacer *p, uint64_t rate_bps, uint64_t burst, uint
 	p->tokens_x8e9 = 0;
 }
 
+/* What the bucket holds at most, in its units. */
+static int64_t cap_of(const struct eqt_pacer *p)
+{
+	return (int64_t)(p->burst * SCALE);
+}
+
 void eqt_pacer_update(struct eqt_pacer *p, uint64_t now)
 {
-	int64_t cap = (int64_t)(p->burst * SCALE);
+	int64_t cap = cap_of(p);
 	uint64_t dt;
 
 	if (now <= p->last_ns)
@@ -54,7 +60,7 @@ uint32_t eqt_pacer_take_units(struct eqt_pacer *p, uint32_t unit, uint32_t max)
 
 void eqt_pacer_spend(struct eqt_pacer *p, uint32_t len)
 {
-	int64_t debt = -(int64_t)(p->burst * SCALE);
+	int64_t debt = -cap_of(p);
 
 	p->tokens_x8e9 -= (int64_t)len * (int64_t)SCALE;
 	if (p->tokens_x8e9 < debt)
@@ -63,12 +69,12 @@ void eqt_pacer_spend(struct eqt_pacer *p, uint32_t len)
 
 uint64_t eqt_pacer_when(const struct eqt_pacer *p, uint32_t len)
 {
-	int64_t need = (int64_t)len * (int64_t)SCALE, cap = (int64_t)(p->burst * SCALE);
+	int64_t need = (int64_t)len * (int64_t)SCALE;
 
 	/* More than the bucket holds: the pull pacer, told to wait for a
 	 * batch above the burst, spun at 99 % of a CPU for ever. */
-	if (need > cap)
-		need = cap;
+	if (need > cap_of(p))
+		need = cap_of(p);
 
 	if (p->tokens_x8e9 >= need)
 		return p->last_ns;

@@ -159,11 +159,15 @@ void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 		 * MTU 9000 held 436 MB of credit at a BDP of 4 MB. */
 		if (!t->bdp_hi)
 			t->bdp_hi = old;
-		if (t->bdp > t->bdp_hi && t->state == EQDS_TX_ESTABLISHED) {
-			if (!e->cfg.rts)
-				t->credit += t->bdp - t->bdp_hi;
-			else
+		if (t->state == EQDS_TX_ESTABLISHED) {
+			/* An RTS asks for no more than the window allows, so in
+			 * RTS mode every rise asks: that is also what regrows
+			 * a window there (only beyond bdp_hi, one 1 ms flow took
+			 * 2.5x as long). */
+			if (e->cfg.rts && t->bdp > old)
 				t->rts_due = true;
+			else if (!e->cfg.rts && t->bdp > t->bdp_hi)
+				t->credit += t->bdp - t->bdp_hi;
 		}
 		if (t->bdp > t->bdp_hi)
 			t->bdp_hi = t->bdp;
