@@ -130,7 +130,8 @@ struct eq_eqds_config {
 	__u32	rts;			/* 1: RTS mode, no unscheduled burst */
 	__u32	edge_limit;		/* per-destination edge queue, packets */
 	__u32	edge_ecn;		/* CE-mark ECT traffic above this many packets */
-	__u32	reorder_limit;		/* reorder queue per tunnel, packets */
+	__u32	reorder_limit;		/* reorder queue per tunnel, packets; 0: what
+					 * the link delivers in 2 ms (128-4096) */
 	__u32	policy;			/* enum: 0 fifo, 1 weighted */
 	__u64	reorder_ns;		/* give up on a gap after this long */
 	__u64	rto_ns;			/* retransmission timeout */
@@ -139,6 +140,9 @@ struct eq_eqds_config {
 	__u32	direct_rx;		/* 1: XDP delivers in-order DATA itself (rx.h) */
 	__u32	hold_tcp;		/* 1: TC holds back TCP packets the lease does not
 					 * cover while their flow has data in flight */
+	__u32	pad0;
+	__u64	loss_ns;		/* a seq missing this long after a later one
+					 * came is NACKed as lost; 0: off */
 };
 
 /* hold_tcp auto, until attach resolves it by the link rate: on from
@@ -269,6 +273,9 @@ struct eq_agent_peer {
 	__u32	bdp;			/* the tunnel's BDP, bytes (follows srtt unless
 					 * `bdp` is configured) */
 	__u32	srtt_us;		/* its smoothed RTT, agents included */
+	__u64	rx_lost;		/* seqs NACKed as lost: missing while later
+					 * ones came (no trimming switch said so) */
+	__u64	rx_late;		/* ... of which the first send came after all */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

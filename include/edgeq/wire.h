@@ -71,7 +71,9 @@ enum eq_type {
 #define EQ_F_FAST	0x20	/* DATA sent by the sender's TC on leased credit (lease.h) */
 #define EQ_F_CUM	0x40	/* ACK: cumulative, every seq before `ack` arrived (the
 				 * receiver's XDP delivered them itself: rx.h) */
-/* 0x80 reserved: sent as 0, ignored on receipt */
+#define EQ_F_LOST	0x80	/* NACK: not trimmed but missing, later packets came
+				 * (lost on the way): the sender's credit for it
+				 * is its own again */
 /* Bytes a frame costs on Ethernet beyond its own: preamble and start
  * delimiter (8), FCS (4), the inter-frame gap (12).  Pacers at a link
  * rate count them. */

@@ -12,7 +12,11 @@
  *    proportion to their weights under the weighted policy, and the pulls
  *    never exceed the link rate plus the pacer's burst;
  *  - epochs: a first-RTT burst of SYN packets is one epoch however long
- *    it is; an RTS is answered without acknowledging what has not come.
+ *    it is; an RTS is answered without acknowledging what has not come;
+ *  - losses: a seq still missing a loss window after a later one came is
+ *    NACKed as lost, once, and a trimmed one is not; its first send coming
+ *    late brings no pulls (the sender took its credit back) and widens the
+ *    window; loss_ns 0 turns it off.
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -29,6 +33,8 @@ struct rec {
 	unsigned	n_delivered;
 	unsigned	pulls[NPEERS];
 	unsigned	acks, nacks, rsts;
+	uint32_t	lost[64];	/* seqs NACKed with EQ_F_LOST, in order */
+	unsigned	n_lost;
 	uint32_t	pull_acked;	/* the highest cumulative ack of a PULL, less ISN */
 	uint32_t	last_ack;	/* the seq of the last ACK */
 };
@@ -50,7 +56,10 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		r->acks++;
 		r->last_ack = h->seq_ack;
 	}
-	else if (h->type == EQ_T_NACK)
+	else if (h->type == EQ_T_NACK && (h->flags & EQ_F_LOST)) {
+		assert_true(r->n_lost < 64);
+		r->lost[r->n_lost++] = h->seq_ack;
+	} else if (h->type == EQ_T_NACK)
 		r->nacks++;
 	else if (h->type == EQ_T_RST)
 		r->rsts++;
@@ -112,6 +121,24 @@ static void data(struct fx *f, uint32_t peer, uint32_t i, uint64_t now)
 	assert_non_null(p);
 	memcpy(p->data, &seq, sizeof(seq));
 	p->len = MTU;
+	eqds_wire(f->e, peer, &h, p, now);
+}
+
+/* DATA number i with the given flags (EQ_F_RTX: a resend), or its
+ * trimmed header (type EQ_T_TRIMMED, no packet). */
+static void data_as(struct fx *f, uint32_t peer, uint32_t i, uint8_t type, uint8_t flags,
+		    uint64_t now)
+{
+	struct eqt_pkt *p = NULL;
+	uint32_t seq = ISN + i;
+	struct eqt_hdr h = { .type = type, .flags = flags, .seq_ack = seq, .pull = 8, .aux = MTU };
+
+	if (type == EQ_T_DATA) {
+		p = eqt_pkt_get(&f->pool);
+		assert_non_null(p);
+		memcpy(p->data, &seq, sizeof(seq));
+		p->len = MTU;
+	}
 	eqds_wire(f->e, peer, &h, p, now);
 }
 
@@ -437,6 +464,137 @@ static void rts__answer_acknowledges_only_what_came(void **state)
 	fx_free(f);
 }
 
+
+/* ---- losses ---- */
+
+#define LOSS_NS	300000ULL
+
+static struct fx *fx_loss(void)
+{
+	struct fx *f = fx_new(64, EQDS_ASL_FIFO);
+
+	f->cfg.loss_ns = LOSS_NS;
+	eqds_free(f->e);
+	f->e = eqds_new(&f->cfg, &(struct eqds_io){ &f->rec, rec_send_data, rec_send_ctl,
+						    rec_deliver }, &f->pool, 0, 42);
+	assert_non_null(f->e);
+	return f;
+}
+
+/* Seq 1 missing, 2 to 5 here: it is NACKed as lost exactly one window
+ * after 2 came, once, and nothing else is. */
+static void loss__a_gap_is_nacked_lost_after_the_window(void **state)
+{
+	struct fx *f = fx_loss();
+	uint64_t t0 = 5000000;
+
+	data(f, 1, 0, t0);
+	for (uint32_t i = 2; i < 6; i++)
+		data(f, 1, i, t0 + i);
+	eqds_run(f->e, t0 + 2 + LOSS_NS - 1);
+	assert_int_equal(f->rec.n_lost, 0);
+	eqds_run(f->e, t0 + 2 + LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 1);
+	assert_int_equal(f->rec.lost[0], ISN + 1);
+	eqds_run(f->e, t0 + 5 * LOSS_NS);	/* within the reorder timeout */
+	assert_int_equal(f->rec.n_lost, 1);		/* asked once */
+	assert_int_equal(stats(f, 1).rx_lost, 1);
+	assert_int_equal(f->rec.nacks, 0);
+	/* The resend fills the gap: everything goes up in order. */
+	data_as(f, 1, 1, EQ_T_DATA, EQ_F_SYN | EQ_F_RTX, t0 + 6 * LOSS_NS);
+	assert_delivered_in_order(&f->rec, 0, 6);
+	assert_int_equal(stats(f, 1).rx_late, 0);
+	fx_free(f);
+}
+
+/* Each missing seq is asked for once, a trimmed one (NACKed already) not
+ * at all.  Seqs found missing when the window ends are the ones missing
+ * when it began (below the highest then held); gaps that opened since
+ * get a window from then: a gap is asked for one to two windows after a
+ * later packet came. */
+static void loss__each_missing_seq_once_and_trimmed_ones_not(void **state)
+{
+	struct fx *f = fx_loss();
+	uint64_t t0 = 5000000;
+
+	data(f, 1, 0, t0);
+	data_as(f, 1, 1, EQ_T_TRIMMED, EQ_F_SYN, t0 + 1);
+	data(f, 1, 3, t0 + 2);		/* the window starts: 2 missing */
+	data(f, 1, 5, t0 + 3);		/* 4 missing, from now */
+	data(f, 1, 8, t0 + LOSS_NS / 2);	/* 6 and 7 too */
+	assert_int_equal(f->rec.nacks, 1);	/* the trimmed header */
+	eqds_run(f->e, t0 + 2 + LOSS_NS - 1);
+	assert_int_equal(f->rec.n_lost, 0);
+	eqds_run(f->e, t0 + 2 + LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 1);
+	assert_int_equal(f->rec.lost[0], ISN + 2);
+	eqds_run(f->e, t0 + 2 + 2 * LOSS_NS - 1);
+	assert_int_equal(f->rec.n_lost, 1);
+	eqds_run(f->e, t0 + 2 + 2 * LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 4);
+	assert_int_equal(f->rec.lost[1], ISN + 4);
+	assert_int_equal(f->rec.lost[2], ISN + 6);
+	assert_int_equal(f->rec.lost[3], ISN + 7);
+	eqds_run(f->e, t0 + 5 * LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 4);
+	assert_int_equal(stats(f, 1).rx_lost, 4);
+	assert_int_equal(f->rec.nacks, 1);
+	fx_free(f);
+}
+
+/* The sender takes back the credit of a packet NACKed as lost and resends
+ * it on that: its resend brings pulls as any packet does, but its first
+ * send, should it come after all, must not (those bytes would be counted
+ * twice), and the window was too short: it doubles. */
+static void loss__late_first_send_brings_no_pulls_and_widens_the_window(void **state)
+{
+	struct fx *f = fx_loss();
+	uint64_t t0 = 5000000, t;
+	unsigned p0, p1;
+
+	data(f, 1, 0, t0);
+	data(f, 1, 2, t0 + 1);
+	eqds_run(f->e, t0 + 1 + LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 1);
+	t = t0 + 2 * LOSS_NS;
+	eqds_run(f->e, t);	/* the pull pacer pays what is owed so far */
+	p0 = f->rec.pulls[1];
+	/* The first send of 1, late: delivered, but no pull for it. */
+	data(f, 1, 1, t + 1);
+	eqds_run(f->e, t + 1000000);
+	assert_delivered_in_order(&f->rec, 0, 3);
+	assert_int_equal(f->rec.pulls[1], p0);
+	assert_int_equal(stats(f, 1).rx_late, 1);
+	/* Its resend: a duplicate now, but sent on credit: pulled for. */
+	data_as(f, 1, 1, EQ_T_DATA, EQ_F_SYN | EQ_F_RTX, t + 1000001);
+	eqds_run(f->e, t + 2000000);
+	p1 = f->rec.pulls[1];
+	assert_int_equal(p1, p0 + 1);
+	assert_int_equal(stats(f, 1).rx_dup, 1);
+	/* The next gap waits twice as long. */
+	t += 3000000;
+	data(f, 1, 4, t);
+	eqds_run(f->e, t + LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 1);
+	eqds_run(f->e, t + 2 * LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 2);
+	assert_int_equal(f->rec.lost[1], ISN + 3);
+	fx_free(f);
+}
+
+/* loss_ns 0: gaps wait for the sender's RTO or the reorder timeout. */
+static void loss__off_without_a_window(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+
+	data(f, 1, 0, 1000);
+	data(f, 1, 2, 2000);
+	eqds_run(f->e, f->cfg.reorder_ns / 2);
+	assert_int_equal(f->rec.n_lost, 0);
+	assert_int_equal(stats(f, 1).rx_lost, 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +609,10 @@ int main(void)
 		cmocka_unit_test(asl__bad_weights_refused),
 		cmocka_unit_test(epoch__a_syn_burst_of_more_than_1024),
 		cmocka_unit_test(rts__answer_acknowledges_only_what_came),
+		cmocka_unit_test(loss__a_gap_is_nacked_lost_after_the_window),
+		cmocka_unit_test(loss__each_missing_seq_once_and_trimmed_ones_not),
+		cmocka_unit_test(loss__late_first_send_brings_no_pulls_and_widens_the_window),
+		cmocka_unit_test(loss__off_without_a_window),
 	};
 
 	return cmocka_run_group_tests_name("eqds_receiver", tests, NULL, NULL);

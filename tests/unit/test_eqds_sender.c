@@ -12,7 +12,9 @@
  * arbiter's DRR shares the link between the classes whatever the quantum;
  * the in-flight ring holds whatever is in flight (a BDP of more than 4096
  * packets, a resend far behind the rest); a new epoch starts past every
- * seq of the last, however long it lived.
+ * seq of the last, however long it lived.  A NACK of a packet lost on the
+ * way (EQ_F_LOST) resends it at once on its own credit; a NACK of a
+ * trimmed one waits for the receiver's pulls.
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -488,6 +490,53 @@ static void rst(struct fx *f, uint32_t floor)
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
 
+
+/* ---- NACKs ---- */
+
+static void nack_lost(struct fx *f, uint32_t seq, uint32_t pull_no)
+{
+	struct eqt_hdr h = { .type = EQ_T_NACK, .flags = EQ_F_LOST, .seq_ack = seq,
+			      .pull = pull_no };
+
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+}
+
+/* A BDP sent unscheduled, no credit left.  A trimmed packet's NACK puts
+ * it first in line, for the receiver's pulls to pay (it counted the
+ * header); a lost packet's NACK gives its credit back (nobody counted
+ * it): a resend goes at once, and the credit in the loop stays a BDP. */
+static void nack__a_lost_packet_goes_again_on_its_own_credit(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t isn, n;
+
+	local(f, 12);
+	run_until(f, 1000000);
+	assert_int_equal(f->rec.n_data, BDP / MTU);
+	isn = f->rec.data_seq[0];
+	pull(f, 100, isn);		/* established; one MTU: one packet more */
+	run_until(f, f->now + 1000000);
+	n = f->rec.n_data;
+	assert_int_equal(n, BDP / MTU + 1);
+	nack(f, isn + 2, 100);		/* trimmed: waits for a pull */
+	run_until(f, f->now + 1000000);
+	assert_int_equal(f->rec.n_data, n);
+	/* Lost: its credit comes back, and a resend goes now, ahead of new
+	 * data (resends keep their order: the trimmed one is first). */
+	nack_lost(f, isn + 3, 100);
+	run_until(f, f->now + 1000000);
+	assert_int_equal(f->rec.n_data, n + 1);
+	assert_int_equal(f->rec.data_seq[n], isn + 2);
+	assert_int_equal(stats(f).credit, 0);
+	pull(f, 101, isn + 1);		/* the pull for the trimmed header */
+	run_until(f, f->now + 1000000);
+	assert_int_equal(f->rec.n_data, n + 2);
+	assert_int_equal(f->rec.data_seq[n + 1], isn + 3);
+	assert_int_equal(stats(f).tx_rtx, 2);
+	assert_int_equal(stats(f).rx_nacks, 2);
+	fx_free(f);
+}
+
 /* ---- the wire arbiter ---- */
 
 /* Both classes loaded, credit for all of it: DRR shares the link between
@@ -677,6 +726,7 @@ static void epoch__syn_packets_stay_in_the_window(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nack__a_lost_packet_goes_again_on_its_own_credit),
 		cmocka_unit_test(rto__retransmits_only_on_new_credit),
 		cmocka_unit_test(credit__a_shrunk_window_grows_back_when_the_receiver_is_idle),
 		cmocka_unit_test(rto__adapts_to_ack_delays),

@@ -35,10 +35,11 @@ local type_names = {
 -- Types whose body is seq / pull_target / rsvd; the others use ack / pull_no / busy_ns.
 local data_body = { [T_DATA] = true, [T_TRIMMED] = true, [T_RTS] = true }
 
-local F_SYN, F_TRIMMED, F_CSN, F_ECE, F_RTX, F_FAST, F_CUM, F_RESERVED =
+local F_SYN, F_TRIMMED, F_CSN, F_ECE, F_RTX, F_FAST, F_CUM, F_LOST =
 	0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
 local flag_names = { { F_SYN, "SYN" }, { F_TRIMMED, "TRIMMED" }, { F_CSN, "CSN" },
-		     { F_ECE, "ECE" }, { F_RTX, "RTX" }, { F_FAST, "FAST" }, { F_CUM, "CUM" } }
+		     { F_ECE, "ECE" }, { F_RTX, "RTX" }, { F_FAST, "FAST" }, { F_CUM, "CUM" },
+		     { F_LOST, "LOST" } }
 
 local proto_names = { [0] = "none", [EQ_PROTO_IPV4] = "IPv4", [EQ_PROTO_IPV6] = "IPv6" }
 
@@ -68,8 +69,9 @@ local pf = {
 				      "DATA sent by the sender's TC on credit its agent lent it"),
 	f_cum       = ProtoField.bool("edgeq.flags.cum", "CUM", 8, nil, F_CUM,
 				      "ACK: cumulative, every seq before ack arrived"),
-	f_reserved  = ProtoField.uint8("edgeq.flags.reserved", "Reserved", base.HEX, nil, F_RESERVED,
-				       "Sent as 0, ignored on receipt"),
+	f_lost      = ProtoField.bool("edgeq.flags.lost", "LOST", 8, nil, F_LOST,
+				      "NACK: missing while later packets came (lost on the way): "
+				      .. "the sender's credit for it is its own again"),
 	hdr_len     = ProtoField.uint8("edgeq.hdr_len", "Header length (words)", base.DEC, nil, nil,
 				       "Whole edgeq header, fixed part and options, in 4-byte words"),
 	hdr_bytes   = ProtoField.uint16("edgeq.hdr_len.bytes", "Header length (bytes)", base.DEC),
@@ -179,7 +181,6 @@ local function flags_string(flags)
 	for _, f in ipairs(flag_names) do
 		if bit.band(flags, f[1]) ~= 0 then t[#t + 1] = f[2] end
 	end
-	if bit.band(flags, F_RESERVED) ~= 0 then t[#t + 1] = string.format("0x%02x", bit.band(flags, F_RESERVED)) end
 	return table.concat(t, ",")
 end
 
@@ -397,10 +398,7 @@ function edgeq.dissector(tvb, pinfo, root)
 	ftree:add(pf.f_rtx, tvb(1, 1))
 	ftree:add(pf.f_fast, tvb(1, 1))
 	ftree:add(pf.f_cum, tvb(1, 1))
-	local resv = ftree:add(pf.f_reserved, tvb(1, 1))
-	if bit.band(flags, F_RESERVED) ~= 0 then
-		resv:add_proto_expert_info(ex.reserved, "Reserved flag bits set (ignored on receipt)")
-	end
+	ftree:add(pf.f_lost, tvb(1, 1))
 
 	local hdr_words = tvb(2, 1):uint()
 	local hdr_bytes = hdr_words * 4

@@ -279,6 +279,7 @@ static void publish(struct agent *a)
 			.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
 			.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
 			.infl_given_up = st.infl_given_up, .bdp = st.bdp, .srtt_us = st.srtt_us,
+			.rx_lost = st.rx_lost, .rx_late = st.rx_late,
 		};
 		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
 	}
@@ -335,13 +336,23 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.rts = q->rts,
 		.edge_limit = q->edge_limit ? q->edge_limit : 100,
 		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
-		.reorder_limit = q->reorder_limit ? q->reorder_limit : 128,
+		.reorder_limit = q->reorder_limit,
 		.reorder_ns = q->reorder_ns ? q->reorder_ns : 12000000,
+		.loss_ns = q->loss_ns,
 		.rto_ns = q->rto_ns ? q->rto_ns : 10000000,
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
 		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
 		.idle_ns = 10ULL * 1000000000ULL,
 	};
+	if (!e->reorder_limit) {
+		/* What the link delivers in 2 ms: a gap's resend comes a loss
+		 * window and a round trip later, and what arrives meanwhile
+		 * waits here.  128 packets held 150 us at 10 Gbit/s, and every
+		 * drop overflowed into the inner TCP as a loss. */
+		uint64_t n = e->link_bps / 8 / 500 / (mtu + 14);
+
+		e->reorder_limit = n < 128 ? 128 : n > 4096 ? 4096 : (uint32_t)n;
+	}
 	if (!e->bdp_bytes) {	/* 50 us at the link rate, at least 4 MTUs */
 		uint64_t b = e->link_bps / 8 * 50 / 1000000;
 

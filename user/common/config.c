@@ -80,7 +80,8 @@ static int add_peer(struct eq_cfg *cfg, const struct eq_cfg_peer *p)
 }
 
 /* The numeric EQDS directives: name, bounds, unit, where the value goes. */
-enum num_dst { N_DEAD_MS, N_BDP, N_EDGE, N_EDGE_ECN, N_REORDER, N_REORDER_US, N_RTO_US, N_QUANTUM };
+enum num_dst { N_DEAD_MS, N_BDP, N_EDGE, N_EDGE_ECN, N_REORDER, N_REORDER_US, N_LOSS_US, N_RTO_US,
+	       N_QUANTUM };
 
 static const struct num_directive {
 	const char	*name;
@@ -94,6 +95,7 @@ static const struct num_directive {
 	{ "edge_ecn",		1, 8192,	"packets",	N_EDGE_ECN },
 	{ "reorder_queue",	1, 4096,	"packets",	N_REORDER },
 	{ "reorder_timeout_us",	10, 10000000,	"microseconds",	N_REORDER_US },
+	{ "loss_window_us",	0, 1000000,	"microseconds",	N_LOSS_US },
 	{ "rto_us",		10, 10000000,	"microseconds",	N_RTO_US },
 	{ "drr_quantum",	64, 1048576,	"bytes",	N_QUANTUM },
 };
@@ -101,7 +103,8 @@ static const struct num_directive {
 
 static const char *number_names(void)
 {
-	return "agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, rto_us, drr_quantum";
+	return "agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, "
+	       "loss_window_us, rto_us, drr_quantum";
 }
 
 static const char *number_usage(const char *name)
@@ -137,6 +140,7 @@ static int parse_number(struct eq_config *b, char **w, int nw)
 	case N_EDGE_ECN:	b->eqds.edge_ecn = (__u32)v; break;
 	case N_REORDER:		b->eqds.reorder_limit = (__u32)v; break;
 	case N_REORDER_US:	b->eqds.reorder_ns = v * 1000ULL; break;
+	case N_LOSS_US:		b->eqds.loss_ns = v * 1000ULL; break;
 	case N_RTO_US:		b->eqds.rto_ns = v * 1000ULL; break;
 	case N_QUANTUM:		b->eqds.drr_quantum = (__u32)v; break;
 	}
@@ -310,8 +314,9 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.agent_dead_ns = 200 * 1000000ULL;
 	cfg->bpf.eqds.edge_limit = 100;
 	cfg->bpf.eqds.edge_ecn = 30;
-	cfg->bpf.eqds.reorder_limit = 128;
+	cfg->bpf.eqds.reorder_limit = 0;	/* by the link rate (agent) */
 	cfg->bpf.eqds.reorder_ns = 12000 * 1000ULL;
+	cfg->bpf.eqds.loss_ns = 500 * 1000ULL;
 	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
 	cfg->bpf.eqds.drr_quantum = 3000;
 	cfg->bpf.eqds.fast_path = 1;

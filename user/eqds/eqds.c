@@ -237,6 +237,8 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->pulls_sent += from->pulls_sent;
 	to->rx_direct += from->rx_direct;
 	to->pull_pkts += from->pull_pkts;
+	to->rx_lost += from->rx_lost;
+	to->rx_late += from->rx_late;
 }
 
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)
@@ -271,6 +273,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->pulls_sent = r->st.pulls_sent;
 		st->rx_direct = r->st.rx_direct;
 		st->pull_pkts = r->st.pull_pkts;
+		st->rx_lost = r->st.rx_lost;
+		st->rx_late = r->st.rx_late;
 	}
 	if (peer < EQDS_MAX_PEERS)
 		eqds_counters_add(st, &e->retired[peer]);

@@ -52,6 +52,11 @@ struct eqds_cfg {
 	uint32_t	edge_ecn;	/* ... CE-mark ECT packets above this many */
 	uint32_t	reorder_limit;	/* per-tunnel reorder queue, packets */
 	uint64_t	reorder_ns;	/* a gap older than this is given up */
+	uint64_t	loss_ns;	/* a seq still missing this long after a later one
+					 * came was lost: NACKed at once (EQ_F_LOST), so
+					 * that its resend need not wait for an RTO; the
+					 * window doubles (up to reorder_ns / 2) each time
+					 * a packet comes after it.  0: off */
 	uint64_t	rto_ns;		/* retransmission timeout (minimum) */
 	uint32_t	drr_quantum;	/* bytes per class per DRR round */
 	enum eqds_asl_policy policy;
@@ -99,6 +104,8 @@ struct eqds_peer_stats {
 	uint64_t	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps, pulls_sent;
 	uint64_t	rx_direct;	/* of rx_data: delivered by XDP (rx.h) */
 	uint64_t	pull_pkts;	/* PULL packets (one may grant several pulls) */
+	uint64_t	rx_lost;	/* seqs NACKed as lost (missing, later ones came) */
+	uint64_t	rx_late;	/* ... of which the first send came after all */
 };
 
 enum eqds_tx_state { EQDS_TX_CLOSED = 0, EQDS_TX_SYN_SENT = 1, EQDS_TX_ESTABLISHED = 2 };

@@ -12,6 +12,7 @@
 #define INFL_MIN_SLOTS	64	/* in-flight ring per tunnel (by seq): at first */
 #define INFL_MAX_SLOTS	(1u << 20)	/* ... and at most (8 MiB of pointers) */
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
+#define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
 #define PULL_BATCH_NS	16000	/* a PULL grants what the link drains in this */
 #define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
 /* An epoch's SYN packets lie in [isn, isn + EPOCH_SYN_SEQS): the sender
@@ -79,6 +80,19 @@ struct rx_tunnel {
 	uint32_t	turn_left;	/* weighted policy: pulls left in this turn */
 	uint32_t	weight;
 	uint64_t	last_use_ns;
+	/* Losses (receiver.c, docs/eqds.md "Losses"): a seq still missing
+	 * once a packet after it has been here for loss_ns was lost on the
+	 * way, and is NACKed (EQ_F_LOST) once.  Missing seqs before mark_seq
+	 * were missing at mark_at (0: no mark); those before lost_hi are
+	 * NACKed already.  nacked[seq % reorder_limit] is seq + 1 once seq was
+	 * NACKed (trimmed or lost): a trimmed one is not declared lost too,
+	 * and a lost one that comes after all (its first send, late) brings
+	 * no pulls, since the sender took its credit back. */
+	uint64_t	loss_ns;
+	uint32_t	held_hi;	/* one past the highest seq held */
+	uint32_t	mark_seq, lost_hi;
+	uint64_t	mark_at;
+	uint32_t	*nacked;
 	/* Direct delivery (rx.h, direct.c): the word is open, and what of
 	 * XDP's cumulative counts this tunnel has taken into account. */
 	bool		direct_open;
@@ -219,6 +233,7 @@ uint32_t eqds_tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct t
 void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now);
 void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
+void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost);
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now);
 void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);

@@ -238,7 +238,7 @@ void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type,
 	for (uint32_t k = 0; k < EARLY_SLOTS; k++) {
 		uint32_t j = (t->early_next + k) % EARLY_SLOTS;
 
-		if (t->early_type[j] != EQ_T_NACK) {
+		if (t->early_type[j] != EQ_T_NACK && t->early_type[j] != EARLY_LOST) {
 			i = j;
 			break;
 		}
@@ -289,14 +289,16 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 		t->told_target = __atomic_load_n(&e->bucket[peer].pull_target, __ATOMIC_RELAXED);
 	t->st.tx_data++;
 	t->st.tx_fast++;
-	switch (early_take(t, seq)) {
+	uint8_t early = early_take(t, seq);
+
+	switch (early) {
 	case EQ_T_ACK:		/* delivered already: nothing to keep */
 		eqt_pkt_put(e->pool, p);
 		return 0;
 	case EQ_T_NACK:		/* trimmed already: it goes again, first */
+	case EARLY_LOST:	/* lost already: the same, on its own credit */
 		eqds_tx_lease_close(e, peer, t, now);
-		eqt_q_push(&t->rtx, p);
-		t->st.rx_nacks++;
+		eqds_tx_nacked(t, p, early == EARLY_LOST);
 		return 1;
 	}
 	/* A cumulative ack passed it already (the receiver's XDP delivered

@@ -16,14 +16,21 @@ static struct rx_tunnel *rx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	if (r)
 		return r;
 	r = calloc(1, sizeof(*r));
-	if (r)
+	if (r) {
 		r->held = calloc(e->cfg.reorder_limit, sizeof(*r->held));
-	if (!r || !r->held) {
+		r->nacked = calloc(e->cfg.reorder_limit, sizeof(*r->nacked));
+	}
+	if (!r || !r->held || !r->nacked) {
+		if (r) {
+			free(r->held);
+			free(r->nacked);
+		}
 		free(r);
 		return NULL;
 	}
 	r->last_use_ns = now;
 	r->asl_next = ASL_NONE;
+	r->loss_ns = e->cfg.loss_ns;
 	r->weight = e->weight[peer] ? e->weight[peer] : 1;
 	if (e->rxmap) {	/* XDP's counts only ever grow: count from here */
 		r->seen_pkts = e->rxmap[peer].pkts;
@@ -102,6 +109,7 @@ void eqds_rx_free(struct eqds *e, uint32_t peer)
 		if (r->held[i])
 			eqt_pkt_put(e->pool, r->held[i]);
 	free(r->held);
+	free(r->nacked);
 	free(r);
 	e->rx[peer] = NULL;
 	live_clear(e->rx_live, peer);
@@ -145,6 +153,8 @@ static void drain(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t n
 		deliver(e, peer, p);
 	}
 	r->gap_since = r->held_n ? now : 0;
+	if (!r->held_n)
+		r->mark_at = 0;		/* no gap: nothing to declare lost */
 }
 
 /* Give up on the gap at `expected`: skip to the lowest seq held. */
@@ -173,6 +183,8 @@ static void release_all(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint
 {
 	while (r->held_n)
 		skip_gap(e, peer, r, now);
+	/* An old epoch's seqs. */
+	memset(r->nacked, 0, e->cfg.reorder_limit * sizeof(*r->nacked));
 }
 
 static void data_in_order(struct eqds *e, uint32_t peer, struct rx_tunnel *r, struct eqt_pkt *p,
@@ -221,8 +233,82 @@ static void data_in_order(struct eqds *e, uint32_t peer, struct rx_tunnel *r, st
 	}
 	*slot = p;
 	r->st.rx_ooo++;
-	if (!r->held_n++)
+	if (!r->held_n++) {
 		r->gap_since = now;
+		r->held_hi = seq + 1;
+	} else if (after(seq + 1, r->held_hi)) {
+		r->held_hi = seq + 1;
+	}
+	/* The seqs missing below it are missing from now on. */
+	if (!r->mark_at) {
+		r->mark_seq = r->held_hi;
+		r->mark_at = now;
+	}
+}
+
+/* seq was NACKed (trimmed, or lost: rx_losses()): remembered by its
+ * slot, until another seq NACKed takes the slot. */
+static void nacked_set(const struct eqds *e, struct rx_tunnel *r, uint32_t seq)
+{
+	r->nacked[seq % e->cfg.reorder_limit] = seq + 1;
+}
+
+static bool nacked(const struct eqds *e, const struct rx_tunnel *r, uint32_t seq)
+{
+	return r->nacked[seq % e->cfg.reorder_limit] == seq + 1;
+}
+
+/* Seqs still missing once a later one has been here for the tunnel's
+ * loss window were lost on the way (no trimming switch told us): each is
+ * NACKed once, with EQ_F_LOST, and the sender resends it on the credit it
+ * spent on it, which no pull will bring back (sender.c).  Waiting for the
+ * sender's RTO instead stalled a 10 Gbit/s flow on a veth pair for 10 ms
+ * per drop, and the packets behind the gap overflowed the reorder queue
+ * into the inner TCP.  A tail loss (nothing came after) is the RTO's. */
+static uint64_t rx_losses(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+{
+	uint32_t lim = e->cfg.reorder_limit, s;
+
+	if (!r->loss_ns || !r->held_n || !r->mark_at)
+		return EQT_NO_DEADLINE;
+	if (now < r->mark_at + r->loss_ns)
+		return r->mark_at + r->loss_ns;
+	for (s = after(r->lost_hi, r->expected) ? r->lost_hi : r->expected;
+	     before(s, r->mark_seq); s++) {
+		struct eqt_pkt *p = r->held[s % lim];
+
+		if ((p && p->seq == s) || nacked(e, r, s))
+			continue;	/* here, or trimmed and NACKed */
+		nacked_set(e, r, s);
+		r->st.rx_lost++;
+		eqds_rx_send_ctl(e, peer, EQ_T_NACK, EQ_F_LOST, s);
+	}
+	r->lost_hi = r->mark_seq;
+	r->mark_at = 0;
+	/* Gaps that opened since the mark: from now (they may be older). */
+	if (after(r->held_hi, r->lost_hi)) {
+		r->mark_seq = r->held_hi;
+		r->mark_at = now;
+		return now + r->loss_ns;
+	}
+	return EQT_NO_DEADLINE;
+}
+
+/* A packet that was NACKed as lost came after all (its first send, late;
+ * a resend carries EQ_F_RTX): the sender has its credit back already, so
+ * it brings no pulls, and the window was too short for this path's
+ * reordering: it doubles, up to half the reorder timeout. */
+static bool late_after_lost(struct eqds *e, struct rx_tunnel *r, const struct eqt_hdr *h)
+{
+	if ((h->flags & EQ_F_RTX) || !nacked(e, r, h->seq_ack))
+		return false;
+	r->nacked[h->seq_ack % e->cfg.reorder_limit] = 0;	/* once */
+	r->st.rx_late++;
+	if (r->loss_ns < e->cfg.reorder_ns / 4)
+		r->loss_ns *= 2;
+	else
+		r->loss_ns = e->cfg.reorder_ns / 2;
+	return true;
 }
 
 void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
@@ -303,7 +389,17 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->expected - 1);
 		return;
 	}
-	eqds_rx_set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
+	if (late_after_lost(e, r, h)) {
+		/* Resent already: a late header asks for nothing more. */
+		if (h->type == EQ_T_TRIMMED) {
+			r->st.rx_trimmed++;
+			if (p)
+				eqt_pkt_put(e->pool, p);
+			return;
+		}
+	} else {
+		eqds_rx_set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
+	}
 	if (h->type == EQ_T_TRIMMED) {
 		/* A trimmed packet goes again, whatever its pull target said
 		 * (the last packets of a burst, and fast sends, ask for
@@ -317,6 +413,7 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	eqds_rx_asl_update(e, peer);
 	if (h->type == EQ_T_TRIMMED) {
 		r->st.rx_trimmed++;
+		nacked_set(e, r, seq);
 		eqds_rx_send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
 		return;
 	}
@@ -329,13 +426,17 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct rx_tunnel *r = e->rx[peer];
+	uint64_t lost;
 
 	if (!r || !r->held_n)
 		return EQT_NO_DEADLINE;
+	lost = rx_losses(e, peer, r, now);
 	if (now >= r->gap_since + e->cfg.reorder_ns)
 		skip_gap(e, peer, r, now);
 	eqds_rx_direct_open(e, peer, r);	/* if that emptied the queue */
-	return r->held_n ? r->gap_since + e->cfg.reorder_ns : EQT_NO_DEADLINE;
+	if (!r->held_n)
+		return EQT_NO_DEADLINE;
+	return r->gap_since + e->cfg.reorder_ns < lost ? r->gap_since + e->cfg.reorder_ns : lost;
 }
 
 /* The link bytes one pull lets in: a full frame and its Ethernet framing. */

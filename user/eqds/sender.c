@@ -388,6 +388,21 @@ void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, ui
 	t->last_use_ns = now;
 }
 
+/* p was NACKed: it goes again, before new data.  Trimmed, it left the
+ * network as a header, which the receiver counted: its pulls pay for the
+ * resend, as in EQDS.  Lost (EQ_F_LOST: missing at the receiver while
+ * later packets came), nobody counted it and no pull will come for it:
+ * its credit is ours again, and the resend goes on it at once.  (Were
+ * it only late, the receiver knows it NACKed it and takes no pulls from
+ * its arrival: receiver.c.) */
+void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost)
+{
+	if (lost)
+		t->credit += p->len;
+	eqt_q_push(&t->rtx, p);
+	t->st.rx_nacks++;
+}
+
 static void told(struct tx_tunnel *t, uint32_t target)
 {
 	if (t->hp_known && after(target, t->told_target))
@@ -661,14 +676,12 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 		}
 		break;
 	case EQ_T_NACK:
-		/* Trimmed: it left the network as a header, so its credit is
-		 * gone; the receiver's pulls pay for the retransmission. */
 		if ((p = infl_take(t, h->seq_ack))) {
 			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
-			eqt_q_push(&t->rtx, p);
-			t->st.rx_nacks++;
+			eqds_tx_nacked(t, p, h->flags & EQ_F_LOST);
 		} else {
-			eqds_tx_early_note(e, t, EQ_T_NACK, h->seq_ack, now);
+			eqds_tx_early_note(e, t, (h->flags & EQ_F_LOST) ? EARLY_LOST : EQ_T_NACK,
+					   h->seq_ack, now);
 		}
 		break;
 	case EQ_T_PULL:
