@@ -13,7 +13,9 @@
 # SC_SIZE (default 2m), SC_RATE (150mbit), SC_DELAYS (default "10us 200us
 # 1ms": one way per link; the round trip crosses four links: BDPs of 0.5,
 # 10 and 50 packets of the links alone), SC_SET (fabric settings, default
-# "trim=8p").
+# "trim=8p"), SC_LOSS (percent of the packets towards the receiver lost at
+# random on its switch port, default 0: a link that drops rather than a
+# switch that trims; the count shows in the "lost" column).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/scenarios/lib.sh
@@ -21,6 +23,7 @@ cd "$(dirname "$0")/../.." || exit 1
 SIZE=${SC_SIZE:-2m}
 RATE=${SC_RATE:-150mbit}
 DELAYS=${SC_DELAYS:-10us 200us 1ms}
+LOSS=${SC_LOSS:-0}
 BYTES=$(numfmt --from=iec "${SIZE^^}")
 RATE_BPS=$(numfmt --from=si "$(tr a-z A-Z <<<"${RATE%bit}")")
 SETS=(); for s in ${SC_SET-trim=8p}; do SETS+=(--set "$s"); done
@@ -39,6 +42,7 @@ run_one() {	# DELAY TRANSPORT
 	mkdir -p "$raw"
 	sc_progress "delay $d $tr"
 	sc_up_tr "$tr" star --set hosts=2 --set rate="$RATE" --set delay="$d" "${SETS[@]}"
+	[ "$LOSS" = 0 ] || ft_ctl port tor0-h1 loss "$LOSS"
 	ft_bg h1 "$EQLOAD" serve --port 5201
 	sleep 0.3
 	ft_ctl reset
@@ -63,7 +67,7 @@ run_one() {	# DELAY TRANSPORT
 		ratio=$(awk -v a="${gput[$d-$tr]}" -v b="${gput[$d-cubic]}" 'BEGIN { printf "%.2f", a / b }')
 	sc_md "| $d | $(bdp_pkts "$d") | $tr | $(sc_fmt "$fct" 1e6 1) | $(sc_fmt "$(ideal_ns)" 1e6 1) |" \
 		"$(awk -v a="$fct" -v b="$(ideal_ns)" 'BEGIN { printf "%.2f", a / b }') |" \
-		"${gput[$d-$tr]} | $ratio | ${q[0]} | ${q[1]} | $rtx | $bdp |"
+		"${gput[$d-$tr]} | $ratio | ${q[0]} | ${q[1]} | $(ft_port tor0-h1 drop_loss) | $rtx | $bdp |"
 	sc_down
 }
 
@@ -71,11 +75,12 @@ sc_md_begin "One flow alone" "$(sed -n '3,/^set -u/{/^set -u/d;p}' "$0" | sed 's
 
 Fabric: one ToR, $RATE links, one sender, one receiver$(
 	[ ${#SETS[@]} -gt 0 ] && echo ", ${SC_SET-trim=8p}"); S = $SIZE. Ideal = S in
-1514-byte frames (1448 payload bytes each) at the line rate. Goodput = S / completion;
+1514-byte frames (1448 payload bytes each) at the line rate$(
+	[ "$LOSS" = 0 ] || echo "; $LOSS % of the packets to the receiver lost at random"). Goodput = S / completion;
 \"× cubic\" is its ratio to cubic's goodput in the same run (target: at least 0.9)."
 sc_md ""
-sc_md "| delay per link | BDP (pkts) | transport | done (ms) | ideal (ms) | done/ideal | goodput (Mbit/s) | × cubic | queue max (pkts) | queue mean | TCP retrans | edgeq BDP (bytes) |"
-sc_md "|---|---|---|---|---|---|---|---|---|---|---|---|"
+sc_md "| delay per link | BDP (pkts) | transport | done (ms) | ideal (ms) | done/ideal | goodput (Mbit/s) | × cubic | queue max (pkts) | queue mean | lost | TCP retrans | edgeq BDP (bytes) |"
+sc_md "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for d in $DELAYS; do
 	for tr in $TRANSPORTS; do run_one "$d" "$tr"; done
 done
