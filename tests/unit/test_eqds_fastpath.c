@@ -345,10 +345,13 @@ static void fast_send__times_out_from_its_copy(void **state)
 	sent = f->rec.n_data;
 	assert_non_null(p = tc(f, &seq));
 	copy(f, p);
-	for (uint64_t end = f->now + RTO_NS + 1000000; f->now < end; f->now += 100000)
-		eqds_run(f->e, f->now);
+	/* The receiver is alive: it repeats its last PULL (no new credit,
+	 * nothing acknowledged) every 2 ms, but never ACKs the fast send. */
+	for (uint64_t end = f->now + RTO_NS + 1000000, k = 0; f->now < end; f->now += 100000)
+		if (eqds_run(f->e, f->now), ++k % 20 == 0)
+			ctl(f, EQ_T_PULL, seq, PULL0, 0);
 	assert_int_equal(stats(f).rto_fired, 1);
-	/* The receiver is alive (it ACKed), so the resend waits for a pull. */
+	/* So the resend waits for a pull. */
 	f->now += 10000;
 	ctl(f, EQ_T_PULL, seq, PULL0 + 1, 0);
 	eqds_run(f->e, f->now);

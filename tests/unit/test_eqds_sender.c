@@ -368,23 +368,38 @@ static void rto__a_lost_retransmission_times_out_again(void **state)
 	run_until(f, 1000000);
 	assert_int_equal(f->rec.n_data, 2);
 	isn = f->rec.data_seq[0];
-	run_until(f, RTO_NS + 2000000);		/* both time out, both resent */
+	/* The receiver is alive (it repeats its PULL 100, acknowledging
+	 * nothing, every 2 ms) but gets neither packet: both time out and
+	 * go again on its next pulls. */
+	while (f->now < RTO_NS + 2000000) {
+		run_until(f, f->now + 2000000);
+		pull(f, 100, isn);
+	}
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, 2);
+	pull(f, 102, isn);
+	run_until(f, f->now + 100000);
 	assert_int_equal(f->rec.n_data, 4);
-	ack(f, isn + 1, 100);			/* the second arrives; the first is lost again */
-	run_until(f, RTO_NS + 2000000 + 2 * RTO_NS + 2000000);	/* backed off: 20 ms */
+	ack(f, isn + 1, 102);			/* the second arrives; the first is lost again */
+	while (f->now < RTO_NS + 2000000 + 2 * RTO_NS + 2000000) {	/* backed off: 20 ms */
+		run_until(f, f->now + 2000000);
+		pull(f, 102, isn);
+	}
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, 3);
+	pull(f, 103, isn);
+	run_until(f, f->now + 100000);
 	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn);
 	fx_free(f);
 }
 
-/* A receiver that says nothing at all for an RTO has no agent (its XDP
- * delivers our DATA itself): the packets go again on their own credit
- * rather than wait for pulls that will not come, and RTSs keep asking
- * at the floor RTO, so that a restarted agent is heard from at once. */
-static void rto__silent_receiver_resends_on_own_credit(void **state)
+/* A receiver that says nothing at all for an RTO has no agent, or one
+ * starved of CPU (its XDP delivers our DATA itself): what is in flight
+ * counts as delivered, not sent again (the receiver would get it twice),
+ * and its credit carries new data rather than wait for pulls that will
+ * not come; while data waits, RTSs ask at the floor RTO, so that a
+ * restarted agent is heard from at once. */
+static void rto__silent_receiver_frees_in_flight_on_own_credit(void **state)
 {
 	struct fx *f = fx_new();
 	struct eqds_peer_stats st;
@@ -395,11 +410,23 @@ static void rto__silent_receiver_resends_on_own_credit(void **state)
 	run_until(f, RTO_NS + 2000000);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, BDP / MTU);
-	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);	/* resent without a pull */
+	assert_int_equal(st.tx_rtx, 0);				/* nothing again */
+	assert_int_equal(st.inflight_bytes, 0);
+	assert_int_equal(st.credit, BDP);			/* its own again */
+	local(f, BDP / MTU);					/* new data goes on it */
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);
 	local(f, 1);					/* no credit left for new data */
 	f->rec.rts = 0;
-	run_until(f, f->now + 100000000);		/* 100 ms; the RTO backs off meanwhile */
-	assert_true(f->rec.rts >= 100000000 / RTO_NS - 1);
+	/* It waits for the next RTO (backed off: 20 ms), asking for pulls at
+	 * the floor RTO meanwhile, then goes on the credit freed. */
+	run_until(f, f->now + 2 * RTO_NS - 1000000);
+	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);
+	assert_true(f->rec.rts >= 1);
+	run_until(f, f->now + 2000000);
+	assert_int_equal(f->rec.n_data, 2 * BDP / MTU + 1);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.tx_rtx, 0);
 	fx_free(f);
 }
 
@@ -732,7 +759,7 @@ int main(void)
 		cmocka_unit_test(rto__adapts_to_ack_delays),
 		cmocka_unit_test(credit__bdp_growth_credited_once),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
-		cmocka_unit_test(rto__silent_receiver_resends_on_own_credit),
+		cmocka_unit_test(rto__silent_receiver_frees_in_flight_on_own_credit),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),

@@ -723,11 +723,17 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			t->rto_at = oldest + r;	/* ACKs came: not yet */
 		} else {
 			/* Not a word from the receiver for a whole RTO: its agent
-			 * is down (its XDP delivers our DATA, nobody pulls), and
-			 * waiting for pulls would stall the tunnel until it is
-			 * back.  Then the packets go on their own credit, as
-			 * without an agent.  A receiver that is only slow still
-			 * pulls and ACKs: then the pulls pay. */
+			 * is down, or starved of CPU (its XDP delivers our DATA
+			 * either way; nobody pulls or ACKs), and waiting for pulls
+			 * would stall the tunnel until it is back.  What is in
+			 * flight counts as delivered and its credit is ours again,
+			 * as without an agent: the inner transport repairs what
+			 * was really lost.  Resending it all instead, as this did,
+			 * sent the receiver duplicates of everything in flight: on
+			 * a veth pair at 2 Gbit/s an agent that lost its CPU for
+			 * 11-23 ms got 2,300 packets again each time.  A receiver
+			 * that is only slow still pulls and ACKs: then its packets
+			 * go again, on the pulls. */
 			bool silent = now - t->last_ctl_ns >= r;
 
 			eqds_tx_lease_close(e, peer, t, now);	/* the resends go first */
@@ -737,12 +743,15 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 				if (!p || p->seq != s)
 					continue;
 				infl_take(t, s);
-				if (silent)
-					t->credit += p->len;
-				eqt_q_push(&t->rtx, p);
 				t->st.rto_fired++;
+				if (silent) {
+					t->credit += p->len;
+					eqt_pkt_put(e->pool, p);
+				} else {
+					eqt_q_push(&t->rtx, p);
+				}
 			}
-			t->rts_due = true;
+			t->rts_due = !silent || tx_backlog_pkts(t);
 			eqt_rtt_backoff(&t->rtt, e->cfg.rto_ns, RTO_MAX_NS);
 		}
 	}
