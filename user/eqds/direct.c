@@ -45,7 +45,7 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 	target = __atomic_load_n(&m->pull_target, __ATOMIC_ACQUIRE);
 	w = order_load(m);
 	if (r->direct_open && (w.parts.flags & EQ_RX_OPEN))
-		r->expected = w.parts.next;
+		r->q.expected = w.parts.next;
 	r->st.rx_data += pkts - r->seen_pkts;
 	r->st.rx_direct += pkts - r->seen_pkts;
 	eqds_rx_set_owed(e, r, r->owed + (int64_t)(bytes - r->seen_bytes));
@@ -53,7 +53,7 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 		r->pull_target = target;
 	eqds_rx_asl_update(e, peer);
 	eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | (ce != r->seen_ce ? EQ_F_ECE : 0),
-			 r->expected);
+			 r->q.expected);
 	r->seen_pkts = pkts;
 	r->seen_bytes = bytes;
 	r->seen_ce = ce;
@@ -69,7 +69,7 @@ void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, ui
 	w.word = __atomic_exchange_n(&e->rxmap[peer].order.word, 0, __ATOMIC_ACQ_REL);
 	r->direct_open = false;
 	/* Its place in order, then what XDP delivered up to the close. */
-	r->expected = w.parts.next;
+	r->q.expected = w.parts.next;
 	eqds_rx_direct_sync(e, peer, r, now);
 }
 
@@ -77,9 +77,9 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 {
 	union eq_rx_word w = { 0 };
 
-	if (!e->rxmap || r->direct_open || !r->est || r->held_n)
+	if (!e->rxmap || r->direct_open || !r->est || r->q.n)
 		return;
-	w.parts.next = r->expected;
+	w.parts.next = r->q.expected;
 	w.parts.flags = EQ_RX_OPEN;
 	__atomic_store_n(&e->rxmap[peer].order.word, w.word, __ATOMIC_RELEASE);
 	r->direct_open = true;

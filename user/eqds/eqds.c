@@ -55,6 +55,7 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 		e->bdp_max = m > cfg->bdp_bytes ? (uint32_t)m : cfg->bdp_bytes;
 	}
 	e->asl_head = e->asl_tail = ASL_NONE;
+	eqds_rx_init(e);
 	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, burst(cfg), now);
 	e->pull_batch = (uint32_t)(cfg->link_bps / 8 * PULL_BATCH_NS / 1000000000ULL /
 				   (cfg->mtu + 14 + EQ_ETH_FRAMING));
@@ -148,7 +149,7 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eq
 
 static bool tx_idle(const struct tx_tunnel *t)
 {
-	return !t->infl_n && !t->rtx.pkts && !t->q[0].pkts && !t->q[1].pkts;
+	return !t->infl.n && !t->rtx.pkts && !t->q[0].pkts && !t->q[1].pkts;
 }
 
 /* Peer i's timers, or the end of its idle tunnels: its next deadline. */
@@ -167,7 +168,7 @@ static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
 		/* XDP delivered some of its DATA: account for it (direct.c). */
 		if (e->rxmap && __atomic_load_n(&e->rxmap[i].dirty, __ATOMIC_RELAXED))
 			eqds_rx_direct_sync(e, i, r, now);
-		if (!r->held_n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
+		if (!r->q.n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
 			eqds_rx_free(e, i);
 		else if ((d = eqds_rx_timers(e, i, now)) < next)
 			next = d;
@@ -254,7 +255,7 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->highest_pull = t->highest_pull;
 		st->backlog_pkts = tx_backlog_pkts(t);
 		st->backlog_bytes = tx_backlog_bytes(t);
-		st->inflight_bytes = t->infl_bytes;
+		st->inflight_bytes = t->infl.bytes;
 		st->tx_epoch = t->isn;
 		st->tx_state = t->state;
 		st->bdp = tx_bdp(e, t);
@@ -263,18 +264,14 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 	if (r) {
 		st->pull_no = r->pull_no;
 		st->pull_target = r->pull_target;
-		st->rx_expected = r->expected;
-		st->reorder_pkts = r->held_n;
+		st->rx_expected = r->q.expected;
+		st->reorder_pkts = r->q.n;
 		st->rx_data = r->st.rx_data;
 		st->rx_trimmed = r->st.rx_trimmed;
-		st->rx_dup = r->st.rx_dup;
-		st->rx_ooo = r->st.rx_ooo;
-		st->reorder_gaps = r->st.reorder_gaps;
+		eqds_rx_counters(r, st);
 		st->pulls_sent = r->st.pulls_sent;
 		st->rx_direct = r->st.rx_direct;
 		st->pull_pkts = r->st.pull_pkts;
-		st->rx_lost = r->st.rx_lost;
-		st->rx_late = r->st.rx_late;
 	}
 	if (peer < EQDS_MAX_PEERS)
 		eqds_counters_add(st, &e->retired[peer]);
@@ -289,14 +286,13 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 	if (!t)
 		return 0;
 	sum += t->credit + eqds_tx_lease_bytes(s, ps, t);
-	for (uint32_t q = t->infl_lo; before(q, t->next_seq); q++) {
-		const struct eqt_pkt *p = *infl_slot(t, q);
+	const struct eqt_pkt *p;
+	uint32_t q;
+
+	for (p = eqt_infl_first(&t->infl, &q); p; p = eqt_infl_next(&t->infl, &q)) {
 		bool seen;
 
-		if (!p || p->seq != q)
-			continue;
-		seen = x && x->est && (before(q, x->expected) ||
-		       (x->held[q % r->cfg.reorder_limit] && x->held[q % r->cfg.reorder_limit]->seq == q));
+		seen = x && x->est && eqt_reorder_seen(&x->q, q);
 		if (!seen)
 			sum += p->len;
 	}

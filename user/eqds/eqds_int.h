@@ -6,11 +6,11 @@
 #include "eqds.h"
 #include "pacer.h"
 #include "rtt.h"
+#include "infl.h"
+#include "reorder.h"
 
 #define EQDS_LIVE_WORDS	(EQDS_MAX_PEERS / 64)
 
-#define INFL_MIN_SLOTS	64	/* in-flight ring per tunnel (by seq): at first */
-#define INFL_MAX_SLOTS	(1u << 20)	/* ... and at most (8 MiB of pointers) */
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
 #define PULL_BATCH_NS	16000	/* a PULL grants what the link drains in this */
@@ -53,11 +53,7 @@ struct tx_tunnel {
 	int64_t		credit;
 	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
 	struct eqt_q	rtx;		/* retransmissions: before new data */
-	struct eqt_pkt	**infl;		/* in flight, by seq % infl_slots */
-	uint32_t	infl_slots;	/* a power of two; grows to fit (sender.c) */
-	uint32_t	infl_lo;	/* no packet before this seq is in flight */
-	uint32_t	infl_n;
-	uint64_t	infl_bytes;
+	struct eqt_infl	infl;		/* sent, not yet acknowledged (user/core/infl.h) */
 	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns, rto_at;
 	/* The RTO adapts to the ACKs (RFC 6298 estimator, rto_ns its floor,
 	 * doubled when it fires): an agent on a busy host answers late. */
@@ -69,10 +65,10 @@ struct tx_tunnel {
 
 struct rx_tunnel {
 	bool		est;
-	uint32_t	isn, expected;
-	struct eqt_pkt	**held;		/* reorder queue, reorder_limit slots by seq */
-	uint32_t	held_n;
-	uint64_t	gap_since;
+	uint32_t	isn;
+	/* The receive order: the next seq in order (q.expected), what waits
+	 * behind a gap, losses found (user/core/reorder.h). */
+	struct eqt_reorder q;
 	uint32_t	pull_no, pull_target;
 	int64_t		owed;		/* bytes that arrived and may be pulled again */
 	bool		in_asl;
@@ -80,32 +76,12 @@ struct rx_tunnel {
 	uint32_t	turn_left;	/* weighted policy: pulls left in this turn */
 	uint32_t	weight;
 	uint64_t	last_use_ns;
-	/* Losses (receiver.c, docs/eqds.md "Losses"): a seq still missing
-	 * once a packet after it has been here for loss_ns was lost on the
-	 * way, and is NACKed (EQ_F_LOST) once.  Missing seqs before mark_seq
-	 * were missing at mark_at (0: no mark); those before lost_hi are
-	 * NACKed already.  nacked[seq % reorder_limit] is seq + 1 once seq was
-	 * NACKed (trimmed or lost): a trimmed one is not declared lost too,
-	 * and a lost one that comes after all (its first send, late) brings
-	 * no pulls, since the sender took its credit back. */
-	uint64_t	loss_ns;
-	uint32_t	held_hi;	/* one past the highest seq held */
-	uint32_t	mark_seq, lost_hi;
-	uint64_t	mark_at;
-	uint32_t	*nacked;
 	/* Direct delivery (rx.h, direct.c): the word is open, and what of
 	 * XDP's cumulative counts this tunnel has taken into account. */
 	bool		direct_open;
 	uint64_t	seen_pkts, seen_bytes, seen_ce;
 	struct eqds_peer_stats st;
 };
-
-/* The in-flight slot of seq: whatever packet is there, which may have
- * another seq (compare p->seq). */
-static inline struct eqt_pkt **infl_slot(const struct tx_tunnel *t, uint32_t seq)
-{
-	return &t->infl[seq & (t->infl_slots - 1)];
-}
 
 static inline uint64_t tx_backlog_bytes(const struct tx_tunnel *t)
 {
@@ -147,6 +123,7 @@ struct eqds {
 	/* the Active Sender List (receiver side) */
 	uint32_t		asl_head, asl_tail;
 	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
+	struct eqt_reorder_io	rio;		/* every receiving tunnel's queue calls back here */
 	struct eqt_pacer	pull_pacer;
 	uint32_t		pull_batch;	/* pulls one PULL may grant: what the
 						 * link drains in PULL_BATCH_NS */
@@ -242,7 +219,9 @@ void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t no
 void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
 		    uint64_t now);
 /* receiver.c */
+void eqds_rx_init(struct eqds *e);
 void eqds_rx_free(struct eqds *e, uint32_t peer);
+void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st);
 void eqds_rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed);
 void eqds_rx_asl_update(struct eqds *e, uint32_t peer);
 void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack);

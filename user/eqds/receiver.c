@@ -16,21 +16,12 @@ static struct rx_tunnel *rx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	if (r)
 		return r;
 	r = calloc(1, sizeof(*r));
-	if (r) {
-		r->held = calloc(e->cfg.reorder_limit, sizeof(*r->held));
-		r->nacked = calloc(e->cfg.reorder_limit, sizeof(*r->nacked));
-	}
-	if (!r || !r->held || !r->nacked) {
-		if (r) {
-			free(r->held);
-			free(r->nacked);
-		}
+	if (!r || eqt_reorder_init(&r->q, e->cfg.reorder_limit, e->cfg.reorder_ns, e->cfg.loss_ns)) {
 		free(r);
 		return NULL;
 	}
 	r->last_use_ns = now;
 	r->asl_next = ASL_NONE;
-	r->loss_ns = e->cfg.loss_ns;
 	r->weight = e->weight[peer] ? e->weight[peer] : 1;
 	if (e->rxmap) {	/* XDP's counts only ever grow: count from here */
 		r->seen_pkts = e->rxmap[peer].pkts;
@@ -94,6 +85,16 @@ void eqds_rx_asl_update(struct eqds *e, uint32_t peer)
 		asl_remove(e, peer);
 }
 
+/* The reorder queue's counters, into the tunnel's. */
+void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st)
+{
+	st->rx_dup = r->q.dup;
+	st->rx_ooo = r->q.ooo;
+	st->reorder_gaps = r->q.gaps;
+	st->rx_lost = r->q.lost;
+	st->rx_late = r->q.late;
+}
+
 void eqds_rx_free(struct eqds *e, uint32_t peer)
 {
 	struct rx_tunnel *r = e->rx[peer];
@@ -101,15 +102,12 @@ void eqds_rx_free(struct eqds *e, uint32_t peer)
 	if (!r)
 		return;
 	eqds_rx_direct_close(e, peer, r, e->now);
+	eqds_rx_counters(r, &r->st);
 	eqds_counters_add(&e->retired[peer], &r->st);
 	if (r->in_asl)
 		asl_remove(e, peer);
 	eqds_rx_set_owed(e, r, 0);
-	for (uint32_t i = 0; i < e->cfg.reorder_limit; i++)
-		if (r->held[i])
-			eqt_pkt_put(e->pool, r->held[i]);
-	free(r->held);
-	free(r->nacked);
+	eqt_reorder_fini(&r->q, e->pool);
 	free(r);
 	e->rx[peer] = NULL;
 	live_clear(e->rx_live, peer);
@@ -131,184 +129,30 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
 	e->io.send_ctl(e->io.ctx, peer, &h);
 }
 
-static void deliver(struct eqds *e, uint32_t peer, struct eqt_pkt *p)
+/* The reorder queue's callbacks: a packet goes up to the host (the agent
+ * frees nothing: the module does, after the call); a seq was lost on the
+ * way, missing while later ones came: it is NACKed at once, with
+ * EQ_F_LOST, and the sender resends it on the credit it had spent on it,
+ * which no pull will bring back (sender.c).  Waiting for the sender's RTO
+ * instead stalled a flow for 10 ms per loss, and the packets behind the
+ * gap overflowed the reorder queue into the inner TCP. */
+static void rx_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 {
+	struct eqds *e = ctx;
+
 	e->io.deliver(e->io.ctx, peer, p);
 	eqt_pkt_put(e->pool, p);
 }
 
-/* Deliver what is held from `expected` on, in order. */
-static void drain(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+static void rx_lost(void *ctx, uint32_t peer, uint32_t seq)
 {
-	uint32_t lim = e->cfg.reorder_limit;
-	struct eqt_pkt **slot;
-
-	while (r->held_n && *(slot = &r->held[r->expected % lim]) &&
-	       (*slot)->seq == r->expected) {
-		struct eqt_pkt *p = *slot;
-
-		*slot = NULL;
-		r->held_n--;
-		r->expected++;
-		deliver(e, peer, p);
-	}
-	r->gap_since = r->held_n ? now : 0;
-	if (!r->held_n)
-		r->mark_at = 0;		/* no gap: nothing to declare lost */
+	eqds_rx_send_ctl(ctx, peer, EQ_T_NACK, EQ_F_LOST, seq);
 }
 
-/* Give up on the gap at `expected`: skip to the lowest seq held. */
-static void skip_gap(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
+void eqds_rx_init(struct eqds *e)
 {
-	uint32_t lim = e->cfg.reorder_limit, best = 0;
-	bool found = false;
-
-	for (uint32_t i = 0; i < lim; i++) {
-		struct eqt_pkt *p = r->held[i];
-
-		if (p && (!found || before(p->seq, best))) {
-			best = p->seq;
-			found = true;
-		}
-	}
-	if (!found)
-		return;
-	r->expected = best;
-	r->st.reorder_gaps++;
-	drain(e, peer, r, now);
-}
-
-/* Everything held, in order, gaps and all (a new epoch, a flush). */
-static void release_all(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
-{
-	while (r->held_n)
-		skip_gap(e, peer, r, now);
-	/* An old epoch's seqs. */
-	memset(r->nacked, 0, e->cfg.reorder_limit * sizeof(*r->nacked));
-}
-
-static void data_in_order(struct eqds *e, uint32_t peer, struct rx_tunnel *r, struct eqt_pkt *p,
-			  uint32_t seq, uint64_t now)
-{
-	uint32_t lim = e->cfg.reorder_limit;
-
-	p->seq = seq;
-	if (before(seq, r->expected)) {
-		r->st.rx_dup++;
-		eqt_pkt_put(e->pool, p);
-		return;
-	}
-	if (seq == r->expected) {
-		r->expected++;
-		deliver(e, peer, p);
-		drain(e, peer, r, now);
-		return;
-	}
-	/* Out of order.  Beyond what the queue may hold: give up the oldest
-	 * gaps until it fits (best effort, as EQDS is). */
-	while (seq - r->expected >= lim) {
-		if (!r->held_n) {
-			r->expected = seq - lim + 1;
-			r->st.reorder_gaps++;
-			break;
-		}
-		skip_gap(e, peer, r, now);
-		if (seq == r->expected) {
-			r->expected++;
-			deliver(e, peer, p);
-			drain(e, peer, r, now);
-			return;
-		}
-	}
-	struct eqt_pkt **slot = &r->held[seq % lim];
-
-	if (*slot && (*slot)->seq == seq) {
-		r->st.rx_dup++;
-		eqt_pkt_put(e->pool, p);
-		return;
-	}
-	if (*slot) {	/* a stale entry: cannot happen while seq - expected < lim */
-		eqt_pkt_put(e->pool, *slot);
-		r->held_n--;
-	}
-	*slot = p;
-	r->st.rx_ooo++;
-	if (!r->held_n++) {
-		r->gap_since = now;
-		r->held_hi = seq + 1;
-	} else if (after(seq + 1, r->held_hi)) {
-		r->held_hi = seq + 1;
-	}
-	/* The seqs missing below it are missing from now on. */
-	if (!r->mark_at) {
-		r->mark_seq = r->held_hi;
-		r->mark_at = now;
-	}
-}
-
-/* seq was NACKed (trimmed, or lost: rx_losses()): remembered by its
- * slot, until another seq NACKed takes the slot. */
-static void nacked_set(const struct eqds *e, struct rx_tunnel *r, uint32_t seq)
-{
-	r->nacked[seq % e->cfg.reorder_limit] = seq + 1;
-}
-
-static bool nacked(const struct eqds *e, const struct rx_tunnel *r, uint32_t seq)
-{
-	return r->nacked[seq % e->cfg.reorder_limit] == seq + 1;
-}
-
-/* Seqs still missing once a later one has been here for the tunnel's
- * loss window were lost on the way (no trimming switch told us): each is
- * NACKed once, with EQ_F_LOST, and the sender resends it on the credit it
- * spent on it, which no pull will bring back (sender.c).  Waiting for the
- * sender's RTO instead stalled a 10 Gbit/s flow on a veth pair for 10 ms
- * per drop, and the packets behind the gap overflowed the reorder queue
- * into the inner TCP.  A tail loss (nothing came after) is the RTO's. */
-static uint64_t rx_losses(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now)
-{
-	uint32_t lim = e->cfg.reorder_limit, s;
-
-	if (!r->loss_ns || !r->held_n || !r->mark_at)
-		return EQT_NO_DEADLINE;
-	if (now < r->mark_at + r->loss_ns)
-		return r->mark_at + r->loss_ns;
-	for (s = after(r->lost_hi, r->expected) ? r->lost_hi : r->expected;
-	     before(s, r->mark_seq); s++) {
-		struct eqt_pkt *p = r->held[s % lim];
-
-		if ((p && p->seq == s) || nacked(e, r, s))
-			continue;	/* here, or trimmed and NACKed */
-		nacked_set(e, r, s);
-		r->st.rx_lost++;
-		eqds_rx_send_ctl(e, peer, EQ_T_NACK, EQ_F_LOST, s);
-	}
-	r->lost_hi = r->mark_seq;
-	r->mark_at = 0;
-	/* Gaps that opened since the mark: from now (they may be older). */
-	if (after(r->held_hi, r->lost_hi)) {
-		r->mark_seq = r->held_hi;
-		r->mark_at = now;
-		return now + r->loss_ns;
-	}
-	return EQT_NO_DEADLINE;
-}
-
-/* A packet that was NACKed as lost came after all (its first send, late;
- * a resend carries EQ_F_RTX): the sender has its credit back already, so
- * it brings no pulls, and the window was too short for this path's
- * reordering: it doubles, up to half the reorder timeout. */
-static bool late_after_lost(struct eqds *e, struct rx_tunnel *r, const struct eqt_hdr *h)
-{
-	if ((h->flags & EQ_F_RTX) || !nacked(e, r, h->seq_ack))
-		return false;
-	r->nacked[h->seq_ack % e->cfg.reorder_limit] = 0;	/* once */
-	r->st.rx_late++;
-	if (r->loss_ns < e->cfg.reorder_ns / 4)
-		r->loss_ns *= 2;
-	else
-		r->loss_ns = e->cfg.reorder_ns / 2;
-	return true;
+	e->rio = (struct eqt_reorder_io){ .ctx = e, .pool = e->pool, .deliver = rx_deliver,
+					  .lost = rx_lost };
 }
 
 void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
@@ -336,17 +180,16 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	 * arrived (a new epoch starts beyond every seq of the last one),
 	 * it is a new epoch; before, an older one (sender.c, new_epoch()). */
 	cur = r->est && seq - r->isn < EPOCH_SYN_SEQS;
-	if (syn && !cur && (!r->est || !before(seq, r->expected))) {
+	if (syn && !cur && (!r->est || !before(seq, r->q.expected))) {
 		/* Zero-RTT setup, or the sender started a new epoch: what is
 		 * held of the old one goes up now, gaps and all. */
-		release_all(e, peer, r, now);
+		eqt_reorder_restart(&r->q, &e->rio, peer, isn, now);
 		r->est = true;
 		r->isn = isn;
-		r->expected = isn;
 	} else if (syn && !cur) {
 		/* An older epoch: tell the sender where we are, so that its
 		 * next epoch starts past it. */
-		eqds_rx_send_ctl(e, peer, EQ_T_RST, 0, r->expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_RST, 0, r->q.expected);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return;
@@ -386,10 +229,14 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * cumulative ack does.  Not the RTS's seq: that is the sender's
 		 * next, and the ACK would free the packet that gets it should
 		 * that one be sent before the ACK arrives (and trimmed). */
-		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->expected - 1);
+		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->q.expected - 1);
 		return;
 	}
-	if (late_after_lost(e, r, h)) {
+	/* A packet NACKed as lost that came after all (its first send,
+	 * late; a resend carries EQ_F_RTX): the sender has its credit back
+	 * already, so it brings no pulls (its bytes would count twice), and
+	 * the reorder queue widens its loss window. */
+	if (eqt_reorder_late(&r->q, seq, h->flags & EQ_F_RTX)) {
 		/* Resent already: a late header asks for nothing more. */
 		if (h->type == EQ_T_TRIMMED) {
 			r->st.rx_trimmed++;
@@ -413,30 +260,27 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	eqds_rx_asl_update(e, peer);
 	if (h->type == EQ_T_TRIMMED) {
 		r->st.rx_trimmed++;
-		nacked_set(e, r, seq);
+		eqt_reorder_nacked(&r->q, seq);		/* not to be NACKed as lost too */
 		eqds_rx_send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
 		return;
 	}
 	r->st.rx_data++;
 	eqds_rx_send_ctl(e, peer, EQ_T_ACK, (h->flags & EQ_F_SYN) | (h->ce ? EQ_F_ECE : 0), seq);
-	data_in_order(e, peer, r, p, seq, now);
+	p->seq = seq;
+	eqt_reorder_in(&r->q, p, &e->rio, peer, now);
 	eqds_rx_direct_open(e, peer, r);
 }
 
 uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct rx_tunnel *r = e->rx[peer];
-	uint64_t lost;
+	uint64_t next;
 
-	if (!r || !r->held_n)
+	if (!r || !r->q.n)
 		return EQT_NO_DEADLINE;
-	lost = rx_losses(e, peer, r, now);
-	if (now >= r->gap_since + e->cfg.reorder_ns)
-		skip_gap(e, peer, r, now);
+	next = eqt_reorder_timers(&r->q, &e->rio, peer, now);
 	eqds_rx_direct_open(e, peer, r);	/* if that emptied the queue */
-	if (!r->held_n)
-		return EQT_NO_DEADLINE;
-	return r->gap_since + e->cfg.reorder_ns < lost ? r->gap_since + e->cfg.reorder_ns : lost;
+	return next;
 }
 
 /* The link bytes one pull lets in: a full frame and its Ethernet framing. */
@@ -491,7 +335,7 @@ uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now)
 		r->st.pulls_sent += n;
 		r->st.pull_pkts++;
 		eqds_rx_set_owed(e, r, r->owed - (int64_t)n * e->cfg.mtu);
-		eqds_rx_send_ctl(e, peer, EQ_T_PULL, 0, r->expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_PULL, 0, r->q.expected);
 		/* Its turn over (or no longer active): to the back / out. */
 		if (!r->turn_left || r->owed <= 0 || !before(r->pull_no, r->pull_target)) {
 			asl_remove(e, peer);

@@ -33,25 +33,13 @@ static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32
 			base = floor;
 		isn = ((base >> EPOCH_SHIFT) + (1u << 12) + (eqds_rand(e) & 0xfff)) << EPOCH_SHIFT;
 	}
-	t->isn = t->next_seq = t->infl_lo = t->cum_ack = isn;
+	t->isn = t->next_seq = t->cum_ack = isn;
+	t->infl.lo = t->infl.hi = isn;	/* nothing in flight here */
 	t->state = EQDS_TX_SYN_SENT;
 	t->hp_known = false;
 	t->st.tx_epoch = isn;
 	t->copies_due = 0;
 	t->shut_wait = false;
-}
-
-/* The in-flight ring a new tunnel starts with: a window of MTU-sized
- * packets twice over (resends and fast sends beside it).  Smaller packets
- * or a resend far behind the rest make it grow (eqds_tx_infl_put()). */
-static uint32_t infl_slots_at_first(const struct eqds *e)
-{
-	uint64_t want = 2 * ((uint64_t)e->cfg.bdp_bytes + e->cfg.mtu) / e->cfg.mtu;
-	uint32_t n = INFL_MIN_SLOTS;
-
-	while (n < want && n < INFL_MAX_SLOTS)
-		n *= 2;
-	return n;
 }
 
 struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now)
@@ -61,38 +49,30 @@ struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
-	if (t) {
-		t->infl_slots = infl_slots_at_first(e);
-		t->infl = calloc(t->infl_slots, sizeof(*t->infl));
-	}
-	if (!t || !t->infl) {
+	/* The in-flight ring starts with a window of MTU-sized packets twice
+	 * over (resends and fast sends beside it); smaller packets or a
+	 * resend far behind the rest make it grow. */
+	if (!t || eqt_infl_init(&t->infl, 2 * (uint32_t)(((uint64_t)e->cfg.bdp_bytes +
+							    e->cfg.mtu) / e->cfg.mtu),
+				 e->last_seq[peer])) {
 		free(t);
 		return NULL;
 	}
-	t->next_seq = t->infl_lo = e->last_seq[peer];
+	t->next_seq = e->last_seq[peer];
 	t->last_use_ns = now;
 	e->tx[peer] = t;
 	live_set(e->tx_live, peer);
 	return t;
 }
 
-static void infl_drop_all(struct eqds *e, struct tx_tunnel *t, struct eqt_q *into)
+static void to_pool(void *pool, struct eqt_pkt *p)
 {
-	/* In seq order, so that a resend keeps the order of the first send. */
-	for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
-		struct eqt_pkt **slot = infl_slot(t, s);
+	eqt_pkt_put(pool, p);
+}
 
-		if (*slot && (*slot)->seq == s) {
-			if (into)
-				eqt_q_push(into, *slot);
-			else
-				eqt_pkt_put(e->pool, *slot);
-			*slot = NULL;
-		}
-	}
-	t->infl_n = 0;
-	t->infl_bytes = 0;
-	t->infl_lo = t->next_seq;
+static void to_queue(void *q, struct eqt_pkt *p)
+{
+	eqt_q_push(q, p);
 }
 
 void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
@@ -108,11 +88,11 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 	e->last_seq[peer] = t->next_seq;
 	eqds_counters_add(&e->retired[peer], &t->st);
-	infl_drop_all(e, t, NULL);
+	eqt_infl_drop_all(&t->infl, t->next_seq, to_pool, e->pool);
 	eqt_q_drain(&t->q[0], e->pool);
 	eqt_q_drain(&t->q[1], e->pool);
 	eqt_q_drain(&t->rtx, e->pool);
-	free(t->infl);
+	eqt_infl_fini(&t->infl);
 	free(t);
 	e->tx[peer] = NULL;
 	live_clear(e->tx_live, peer);
@@ -174,38 +154,6 @@ void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 	}
 }
 
-static struct eqt_pkt *infl_take(struct tx_tunnel *t, uint32_t seq)
-{
-	struct eqt_pkt **slot = infl_slot(t, seq), *p = *slot;
-
-	if (!p || p->seq != seq)
-		return NULL;
-	*slot = NULL;
-	t->infl_n--;
-	t->infl_bytes -= p->len;
-	while (before(t->infl_lo, t->next_seq) && !*infl_slot(t, t->infl_lo))
-		t->infl_lo++;
-	return p;
-}
-
-/* Doubles the in-flight ring: 0, or -1 at INFL_MAX_SLOTS or without
- * memory.  Seqs apart by other than a multiple of the old size are apart
- * by other than a multiple of the new one: no two packets collide. */
-static int infl_grow(struct tx_tunnel *t)
-{
-	uint32_t n = t->infl_slots * 2;
-	struct eqt_pkt **r;
-
-	if (n > INFL_MAX_SLOTS || !(r = calloc(n, sizeof(*r))))
-		return -1;
-	for (uint32_t i = 0; i < t->infl_slots; i++)
-		if (t->infl[i])
-			r[t->infl[i]->seq & (n - 1)] = t->infl[i];
-	free(t->infl);
-	t->infl = r;
-	t->infl_slots = n;
-	return 0;
-}
 
 /* CE-mark the inner packet (ECT only), fixing the IPv4 checksum. */
 static bool mark_ce(struct eqt_pkt *p)
@@ -240,7 +188,7 @@ static bool mark_ce(struct eqt_pkt *p)
  * MTU each: their sizes are not known yet). */
 static int64_t in_flight(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
 {
-	return (int64_t)t->infl_bytes + (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
+	return (int64_t)t->infl.bytes + (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
 }
 
 /* The credit a tunnel starting (or restarting) from idle may spend.  Idle
@@ -326,7 +274,7 @@ int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	if (t->state == EQDS_TX_CLOSED) {
 		new_epoch(e, t, peer, 0);
 		restart(e, t, peer, now);
-	} else if (!n && !t->infl_n) {
+	} else if (!n && !t->infl.n) {
 		restart(e, t, peer, now);
 	}
 	p->t_ns = now;
@@ -356,33 +304,16 @@ uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
 /* Keeps p (sent, seq set) until it is ACKed, and arms the RTO. */
 void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
 {
-	struct eqt_pkt **slot = infl_slot(t, p->seq);
+	/* A resend keeps its seq, which can lie below everything else in
+	 * flight by now: the ring keeps its span (the RTO scans it all), and
+	 * grows when the seqs in flight span more than it; only at its cap
+	 * is a packet given up, and counted. */
+	struct eqt_pkt *old = eqt_infl_put(&t->infl, p);
 
-	/* A slot still taken: the seqs in flight span more than the ring
-	 * (small packets, or a resend far behind the packets sent after
-	 * it).  The ring grows; only at its cap is the packet there given
-	 * up, and counted. */
-	while (*slot && *slot != p) {
-		if (infl_grow(t)) {
-			struct eqt_pkt *old = infl_take(t, (*slot)->seq);
-
-			if (old) {
-				eqt_pkt_put(e->pool, old);
-				t->st.infl_given_up++;
-			}
-			break;
-		}
-		slot = infl_slot(t, p->seq);
+	if (old) {
+		eqt_pkt_put(e->pool, old);
+		t->st.infl_given_up++;
 	}
-	*slot = p;
-	/* A retransmission keeps its seq, which can lie below infl_lo by
-	 * now (so can a fast send whose copy arrives after later ones were
-	 * ACKed): move infl_lo back, or the RTO scan (from infl_lo) would
-	 * never see it again and a second loss would stall the tunnel. */
-	if (before(p->seq, t->infl_lo))
-		t->infl_lo = p->seq;
-	t->infl_n++;
-	t->infl_bytes += p->len;
 	if (!t->rto_at || t->rto_at > now + rto(e, t))
 		t->rto_at = now + rto(e, t);
 	t->last_use_ns = now;
@@ -580,12 +511,8 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t 
 
 	if (after(ack, t->cum_ack))
 		t->cum_ack = ack;
-	while (before(t->infl_lo, ack) && before(t->infl_lo, t->next_seq)) {
-		p = infl_take(t, t->infl_lo);
-		if (!p) {
-			t->infl_lo++;
-			continue;
-		}
+	while (t->infl.n && before(t->infl.lo, ack)) {
+		p = eqt_infl_take(&t->infl, t->infl.lo);
 		if (newest)
 			eqt_pkt_put(e->pool, newest);
 		newest = p;
@@ -612,13 +539,13 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 		/* The receiver has no state for us (or an older epoch): with
 		 * anything left to deliver, start a new epoch past its own and
 		 * resend what was in flight. */
-		if (!tx_backlog_pkts(t) && !t->infl_n) {
+		if (!tx_backlog_pkts(t) && !t->infl.n) {
 			t->state = EQDS_TX_CLOSED;
 			return;
 		}
 		struct eqt_q resend = {};
 
-		infl_drop_all(e, t, &resend);
+		eqt_infl_drop_all(&t->infl, t->next_seq, to_queue, &resend);
 		while ((p = eqt_q_pop(&t->rtx)))
 			eqt_q_push(&resend, p);
 		t->rtx = resend;
@@ -665,7 +592,7 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 			cum_ack(e, t, h->seq_ack, now);
 			break;
 		}
-		if ((p = infl_take(t, h->seq_ack))) {
+		if ((p = eqt_infl_take(&t->infl, h->seq_ack))) {
 			/* Not a fast send's: its copy may have been read long
 			 * after it left, and the sample would be short. */
 			if (p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns)
@@ -676,7 +603,7 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 		}
 		break;
 	case EQ_T_NACK:
-		if ((p = infl_take(t, h->seq_ack))) {
+		if ((p = eqt_infl_take(&t->infl, h->seq_ack))) {
 			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
 			eqds_tx_nacked(t, p, h->flags & EQ_F_LOST);
 		} else {
@@ -700,7 +627,7 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 
 	if (!t)
 		return next;
-	if (t->infl_n && t->rto_at && now >= t->rto_at) {
+	if (t->infl.n && t->rto_at && now >= t->rto_at) {
 		/* No ACK for the oldest packet for an RTO: everything in flight
 		 * goes again first, in seq order, and the RTO backs off until
 		 * an ACK says how long they take.  Resent on new credit: an
@@ -710,13 +637,12 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		 * pull, and a full queue feed itself: in RTS mode at 16 -> 1
 		 * that kept the switch queue at its 200-packet limit. */
 		uint64_t r = rto(e, t), oldest = EQT_NO_DEADLINE;
+		struct eqt_pkt *p;
+		uint32_t s;
 
-		for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
-			struct eqt_pkt *p = *infl_slot(t, s);
-
-			if (p && p->seq == s && p->t_ns < oldest)
+		for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s))
+			if (p->t_ns < oldest)
 				oldest = p->t_ns;
-		}
 		if (oldest == EQT_NO_DEADLINE) {
 			t->rto_at = 0;		/* nothing found: send_one re-arms */
 		} else if (oldest + r > now) {
@@ -737,12 +663,8 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			bool silent = now - t->last_ctl_ns >= r;
 
 			eqds_tx_lease_close(e, peer, t, now);	/* the resends go first */
-			for (uint32_t s = t->infl_lo; before(s, t->next_seq); s++) {
-				struct eqt_pkt *p = *infl_slot(t, s);
-
-				if (!p || p->seq != s)
-					continue;
-				infl_take(t, s);
+			for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
+				eqt_infl_take(&t->infl, s);
 				t->st.rto_fired++;
 				if (silent) {
 					t->credit += p->len;
@@ -755,7 +677,7 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			eqt_rtt_backoff(&t->rtt, e->cfg.rto_ns, RTO_MAX_NS);
 		}
 	}
-	if (!t->infl_n)
+	if (!t->infl.n)
 		t->rto_at = 0;	/* nothing left to time out */
 	restart_if_stalled(e, t, peer, now);
 	if (t->rto_at)

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * user/core/reorder.c: the reorder queue, alone (tests/unit/
+ * test_eqds_receiver.c tests it through EQDS).  Arrivals in any order
+ * within the queue go up in order, once; duplicates are dropped and
+ * counted; a gap goes at exactly its timeout, and one in the way of a
+ * packet beyond the queue at once; a seq missing a loss window after a
+ * later one came is reported once, a NACKed one never; its first send
+ * coming late doubles the window, up to half the timeout; a restart sends
+ * everything up and starts a new numbering.
+ */
+#include "testlib.h"
+#include <stdlib.h>
+#include <string.h>
+#include "reorder.h"
+
+#define LIM	16
+#define TMO	1000000ULL	/* 1 ms */
+#define LOSS	100000ULL	/* 100 us */
+
+struct rec {
+	uint32_t	up[1024], lost[1024];
+	unsigned	n_up, n_lost;
+};
+
+static struct rec R;
+static struct eqt_pool pool;
+
+static void up(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	assert_int_equal(peer, 7);
+	assert_true(R.n_up < 1024);
+	R.up[R.n_up++] = p->seq;
+	eqt_pkt_put(&pool, p);
+}
+
+static void lost(void *ctx, uint32_t peer, uint32_t seq)
+{
+	assert_int_equal(peer, 7);
+	assert_true(R.n_lost < 1024);
+	R.lost[R.n_lost++] = seq;
+}
+
+static const struct eqt_reorder_io io = { .ctx = NULL, .pool = &pool, .deliver = up,
+					  .lost = lost };
+
+static int setup(void **state)
+{
+	memset(&R, 0, sizeof(R));
+	return eqt_pool_init(&pool, 256);
+}
+
+static int teardown(void **state)
+{
+	assert_int_equal(pool.in_use, 0);	/* every packet freed or handed on */
+	eqt_pool_fini(&pool);
+	return 0;
+}
+
+static void in(struct eqt_reorder *q, uint32_t seq, uint64_t now)
+{
+	struct eqt_pkt *p = eqt_pkt_get(&pool);
+
+	assert_non_null(p);
+	p->seq = seq;
+	p->len = 100;
+	eqt_reorder_in(q, p, &io, 7, now);
+}
+
+static void up_in_order(uint32_t first, unsigned n)
+{
+	assert_int_equal(R.n_up, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(R.up[i], first + i);
+}
+
+static void in_order_and_out_of_order_go_up_in_order(void **state)
+{
+	struct eqt_reorder q;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, 0), 0);
+	q.expected = 1000;
+	in(&q, 1000, 1);
+	in(&q, 1003, 2);
+	in(&q, 1002, 3);
+	assert_int_equal(R.n_up, 1);
+	assert_int_equal(q.n, 2);
+	assert_true(eqt_reorder_seen(&q, 1003));
+	assert_false(eqt_reorder_seen(&q, 1001));
+	in(&q, 1001, 4);
+	up_in_order(1000, 4);
+	assert_int_equal(q.n, 0);
+	assert_int_equal(q.expected, 1004);
+	assert_int_equal(q.ooo, 2);
+	/* Duplicates: of one gone up, of one held. */
+	in(&q, 1002, 5);
+	in(&q, 1006, 6);
+	in(&q, 1006, 7);
+	assert_int_equal(q.dup, 2);
+	assert_int_equal(q.n, 1);
+	eqt_reorder_fini(&q, &pool);
+}
+
+static void a_gap_goes_at_its_timeout_and_one_in_the_way_at_once(void **state)
+{
+	struct eqt_reorder q;
+	uint64_t t0 = 5000000;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, 0), 0);
+	in(&q, 0, t0);
+	in(&q, 2, t0 + 10);			/* gap at 1 from t0 + 10 */
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t0 + 11), t0 + 10 + TMO);
+	eqt_reorder_timers(&q, &io, 7, t0 + 10 + TMO - 1);
+	assert_int_equal(R.n_up, 1);
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t0 + 10 + TMO), EQT_NO_DEADLINE);
+	assert_int_equal(R.n_up, 2);
+	assert_int_equal(R.up[1], 2);
+	assert_int_equal(q.gaps, 1);
+	/* 4 held behind a gap at 3; 3 + LIM + 1 does not fit: the gap goes. */
+	in(&q, 4, t0 + 2 * TMO);
+	in(&q, 3 + LIM + 1, t0 + 2 * TMO);
+	assert_int_equal(R.n_up, 3);
+	assert_int_equal(R.up[2], 4);
+	assert_int_equal(q.gaps, 2);
+	assert_int_equal(q.n, 1);
+	eqt_reorder_fini(&q, &pool);
+}
+
+static void losses_are_reported_once_and_nacked_ones_never(void **state)
+{
+	struct eqt_reorder q;
+	uint64_t t0 = 5000000;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	in(&q, 0, t0);
+	eqt_reorder_nacked(&q, 1);		/* a trimmed header: NACKed */
+	in(&q, 3, t0 + 1);			/* 1 and 2 missing */
+	in(&q, 5, t0 + 2);			/* and 4, from now */
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t0 + 2), t0 + 1 + LOSS);
+	eqt_reorder_timers(&q, &io, 7, t0 + 1 + LOSS);
+	assert_int_equal(R.n_lost, 1);
+	assert_int_equal(R.lost[0], 2);
+	eqt_reorder_timers(&q, &io, 7, t0 + 1 + 2 * LOSS);
+	assert_int_equal(R.n_lost, 2);
+	assert_int_equal(R.lost[1], 4);
+	eqt_reorder_timers(&q, &io, 7, t0 + 1 + 5 * LOSS);
+	assert_int_equal(R.n_lost, 2);
+	assert_int_equal(q.lost, 2);
+	/* The resends (RTX) are not late; 1, 2 and 4 fill the gaps. */
+	assert_false(eqt_reorder_late(&q, 2, true));
+	in(&q, 1, t0 + 6 * LOSS);
+	in(&q, 2, t0 + 6 * LOSS);
+	in(&q, 4, t0 + 6 * LOSS);
+	up_in_order(0, 6);
+	assert_int_equal(q.late, 0);
+	eqt_reorder_fini(&q, &pool);
+}
+
+static void a_late_first_send_doubles_the_window_up_to_a_cap(void **state)
+{
+	struct eqt_reorder q;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	in(&q, 0, 1);
+	in(&q, 2, 2);
+	eqt_reorder_timers(&q, &io, 7, 2 + LOSS);
+	assert_int_equal(R.n_lost, 1);
+	assert_true(eqt_reorder_late(&q, 1, false));
+	assert_false(eqt_reorder_late(&q, 1, false));	/* asked once */
+	assert_int_equal(q.late, 1);
+	assert_int_equal(q.loss_ns, 2 * LOSS);
+	for (int i = 0; i < 10; i++) {
+		eqt_reorder_nacked(&q, 100 + i);
+		eqt_reorder_late(&q, 100 + i, false);
+	}
+	assert_int_equal(q.loss_ns, TMO / 2);
+	in(&q, 1, 3);
+	up_in_order(0, 3);
+	eqt_reorder_fini(&q, &pool);
+}
+
+static void a_restart_sends_everything_up_and_renumbers(void **state)
+{
+	struct eqt_reorder q;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	in(&q, 0, 1);
+	in(&q, 5, 2);
+	in(&q, 3, 3);
+	eqt_reorder_nacked(&q, 4);
+	eqt_reorder_restart(&q, &io, 7, 1u << 20, 4);
+	assert_int_equal(R.n_up, 3);
+	assert_int_equal(R.up[1], 3);
+	assert_int_equal(R.up[2], 5);
+	assert_int_equal(q.n, 0);
+	assert_int_equal(q.expected, 1u << 20);
+	assert_false(eqt_reorder_late(&q, 4, false));	/* the old epoch's marks are gone */
+	in(&q, 1u << 20, 5);
+	assert_int_equal(R.n_up, 4);
+	eqt_reorder_fini(&q, &pool);
+}
+
+/* Random arrivals (a window of 24 with loss, duplication and reordering)
+ * never go up out of order or twice, and everything is accounted for:
+ * gone up, held, dropped as a duplicate or given up with a gap. */
+static void random_arrivals_keep_order_and_account(void **state)
+{
+	struct eqt_reorder q;
+	uint32_t next = 0, arrived = 0;
+	uint64_t now = 1;
+
+	rng_state = 23;
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	for (int i = 0; i < 900 && R.n_up < 1000; i++) {
+		uint32_t s = next + rnd32() % 24;
+
+		if (rnd32() % 10 == 0)
+			continue;			/* lost */
+		in(&q, s, now);
+		arrived++;
+		if (rnd32() % 3 == 0)
+			next++;
+		now += 1000 + rnd32() % 50000;
+		eqt_reorder_timers(&q, &io, 7, now);
+	}
+	for (unsigned i = 1; i < R.n_up; i++)
+		assert_true((int32_t)(R.up[i] - R.up[i - 1]) > 0);
+	assert_int_equal(R.n_up + q.n + q.dup, arrived);
+	eqt_reorder_fini(&q, &pool);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(in_order_and_out_of_order_go_up_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_gap_goes_at_its_timeout_and_one_in_the_way_at_once,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(losses_are_reported_once_and_nacked_ones_never, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(a_late_first_send_doubles_the_window_up_to_a_cap, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(a_restart_sends_everything_up_and_renumbers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(random_arrivals_keep_order_and_account, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

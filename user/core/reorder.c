@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The reorder queue (reorder.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reorder.h"
+
+static inline bool before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+static inline bool after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
+
+int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, uint64_t loss_ns)
+{
+	*q = (struct eqt_reorder){ .lim = lim, .timeout_ns = timeout_ns, .loss_ns = loss_ns,
+				   .loss_max_ns = timeout_ns / 2 };
+	q->held = calloc(lim, sizeof(*q->held));
+	q->nacked = calloc(lim, sizeof(*q->nacked));
+	if (!lim || !q->held || !q->nacked) {
+		free(q->held);
+		free(q->nacked);
+		q->held = NULL;
+		q->nacked = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void eqt_reorder_fini(struct eqt_reorder *q, struct eqt_pool *pool)
+{
+	for (uint32_t i = 0; q->held && i < q->lim; i++)
+		if (q->held[i])
+			eqt_pkt_put(pool, q->held[i]);
+	free(q->held);
+	free(q->nacked);
+	q->held = NULL;
+	q->nacked = NULL;
+	q->n = 0;
+}
+
+/* What is held from `expected` on goes up, in order. */
+static void drain(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
+		  uint64_t now)
+{
+	struct eqt_pkt **slot;
+
+	while (q->n && *(slot = &q->held[q->expected % q->lim]) &&
+	       (*slot)->seq == q->expected) {
+		struct eqt_pkt *p = *slot;
+
+		*slot = NULL;
+		q->n--;
+		q->expected++;
+		io->deliver(io->ctx, peer, p);
+	}
+	q->gap_since = q->n ? now : 0;
+	if (!q->n)
+		q->mark_at = 0;		/* no gap: nothing to declare lost */
+}
+
+/* Gives up the gap at `expected`: on to the lowest seq held.  Gaps go one
+ * at a time: the next one's timeout starts now (packets carry no arrival
+ * time to do better). */
+static void skip_gap(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
+		     uint64_t now)
+{
+	uint32_t best = 0;
+	bool found = false;
+
+	for (uint32_t i = 0; i < q->lim; i++) {
+		struct eqt_pkt *p = q->held[i];
+
+		if (p && (!found || before(p->seq, best))) {
+			best = p->seq;
+			found = true;
+		}
+	}
+	if (!found)
+		return;
+	q->expected = best;
+	q->gaps++;
+	drain(q, io, peer, now);
+}
+
+void eqt_reorder_restart(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
+			 uint32_t expected, uint64_t now)
+{
+	while (q->n)
+		skip_gap(q, io, peer, now);
+	memset(q->nacked, 0, q->lim * sizeof(*q->nacked));	/* an old epoch's seqs */
+	q->expected = expected;
+}
+
+static void up_now(struct eqt_reorder *q, struct eqt_pkt *p, const struct eqt_reorder_io *io,
+		   uint32_t peer, uint64_t now)
+{
+	q->expected++;
+	io->deliver(io->ctx, peer, p);
+	drain(q, io, peer, now);
+}
+
+void eqt_reorder_in(struct eqt_reorder *q, struct eqt_pkt *p, const struct eqt_reorder_io *io,
+		    uint32_t peer, uint64_t now)
+{
+	uint32_t seq = p->seq;
+	struct eqt_pkt **slot;
+
+	if (before(seq, q->expected)) {
+		q->dup++;
+		eqt_pkt_put(io->pool, p);
+		return;
+	}
+	if (seq == q->expected) {
+		up_now(q, p, io, peer, now);
+		return;
+	}
+	/* Out of order.  Beyond what the queue may hold: give up the oldest
+	 * gaps until it fits (best effort, as EQDS is). */
+	while (seq - q->expected >= q->lim) {
+		if (!q->n) {
+			q->expected = seq - q->lim + 1;
+			q->gaps++;
+			break;
+		}
+		skip_gap(q, io, peer, now);
+		if (seq == q->expected) {
+			up_now(q, p, io, peer, now);
+			return;
+		}
+	}
+	slot = &q->held[seq % q->lim];
+	if (*slot && (*slot)->seq == seq) {
+		q->dup++;
+		eqt_pkt_put(io->pool, p);
+		return;
+	}
+	if (*slot) {	/* a stale entry: cannot happen while seq - expected < lim */
+		eqt_pkt_put(io->pool, *slot);
+		q->n--;
+	}
+	*slot = p;
+	q->ooo++;
+	if (!q->n++) {
+		q->gap_since = now;
+		q->held_hi = seq + 1;
+	} else if (after(seq + 1, q->held_hi)) {
+		q->held_hi = seq + 1;
+	}
+	/* The seqs missing below it are missing from now on. */
+	if (!q->mark_at) {
+		q->mark_seq = q->held_hi;
+		q->mark_at = now;
+	}
+}
+
+static bool nacked(const struct eqt_reorder *q, uint32_t seq)
+{
+	return q->nacked[seq % q->lim] == seq + 1;
+}
+
+/* Seqs still missing once a later one has been here for the loss window
+ * were lost on the way (no trimming switch told us): each is reported
+ * once.  Those missing when the window ends are the ones missing below
+ * the highest held when it began; gaps that opened since get a window
+ * from now, so a loss is reported one to two windows after a later packet
+ * came.  A lost tail (nothing came after) is the sender's RTO's. */
+static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
+		       uint64_t now)
+{
+	uint32_t s;
+
+	if (!q->loss_ns || !q->n || !q->mark_at)
+		return EQT_NO_DEADLINE;
+	if (now < q->mark_at + q->loss_ns)
+		return q->mark_at + q->loss_ns;
+	for (s = after(q->lost_hi, q->expected) ? q->lost_hi : q->expected;
+	     before(s, q->mark_seq); s++) {
+		struct eqt_pkt *p = q->held[s % q->lim];
+
+		if ((p && p->seq == s) || nacked(q, s))
+			continue;	/* here, or NACKed already */
+		eqt_reorder_nacked(q, s);
+		q->lost++;
+		io->lost(io->ctx, peer, s);
+	}
+	q->lost_hi = q->mark_seq;
+	q->mark_at = 0;
+	if (after(q->held_hi, q->lost_hi)) {
+		q->mark_seq = q->held_hi;
+		q->mark_at = now;
+		return now + q->loss_ns;
+	}
+	return EQT_NO_DEADLINE;
+}
+
+uint64_t eqt_reorder_timers(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
+			    uint64_t now)
+{
+	uint64_t lost;
+
+	if (!q->n)
+		return EQT_NO_DEADLINE;
+	lost = losses(q, io, peer, now);
+	if (now >= q->gap_since + q->timeout_ns)
+		skip_gap(q, io, peer, now);
+	if (!q->n)
+		return EQT_NO_DEADLINE;
+	return q->gap_since + q->timeout_ns < lost ? q->gap_since + q->timeout_ns : lost;
+}
+
+bool eqt_reorder_late(struct eqt_reorder *q, uint32_t seq, bool rtx)
+{
+	if (rtx || !nacked(q, seq))
+		return false;
+	q->nacked[seq % q->lim] = 0;	/* once */
+	q->late++;
+	q->loss_ns = q->loss_ns < q->loss_max_ns / 2 ? q->loss_ns * 2 : q->loss_max_ns;
+	return true;
+}
