@@ -21,13 +21,25 @@ DEPS_VM    := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST) $(DEPS_VM)
 
 # -mcpu=v3: v4 objects do not load on a 6.1 kernel (Debian 12).
-BPF_CFLAGS = -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS = -O2 -g -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	      -Iinclude -I/usr/include/$(MULTIARCH)
 CFLAGS	?= -O2 -g
 # -fno-strict-aliasing: the checksum helpers of include/edgeq/csum.h read
 # headers as 16-bit words, as the kernel (built the same way) does.
+# -MMD -MP: each object's header dependencies, read back below.
 CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 -fno-strict-aliasing \
-	   -Iinclude -Iuser/common -Iuser/core -Iuser/eqds -Iuser/agent -Itests/fabric -I$(OUT)/skel -D_GNU_SOURCE
+	   -Iinclude -D_GNU_SOURCE -MMD -MP
+# What each library may include, which shows (and keeps) the layering:
+# the core sees only itself, a scheme the core and itself, the agent the
+# core, EQDS (until the scheme interface stands between them: issue 13)
+# and the common code; the edgeq command the common code and the
+# skeletons.  Tests, benchmarks and the fabric see everything.
+INCS	 = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/agent -Itests/fabric -I$(OUT)/skel
+$(OUT)/user/core/%.o:   INCS = -Iuser/core
+$(OUT)/user/eqds/%.o:   INCS = -Iuser/core -Iuser/eqds
+$(OUT)/user/common/%.o: INCS = -Iuser/common
+$(OUT)/user/agent/%.o:  INCS = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/agent
+$(OUT)/loaders/%.o:     INCS = -Iuser/common -Iloaders -I$(OUT)/skel
 PKG_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
@@ -61,6 +73,7 @@ BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
 .SECONDARY:
+.DELETE_ON_ERROR:
 .PHONY: all deps test test-unit test-bpf test-netns test-fabric vmtest bench demo \
 	demo-tunnel experiments clean
 
@@ -89,9 +102,11 @@ $(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(OUT)/%.o: %.c $(SKELS) $(FAB_SKEL) include/edgeq/*.h $(wildcard user/common/*.h user/core/*.h user/eqds/*.h user/agent/*.h loaders/*.h tests/bpf/*.h tests/unit/*.h tests/fabric/*/*.h) | $(OUT)/.deps
+# Headers come from the generated dependencies (-MMD); the skeletons must
+# exist before the first compile, which is what finds them.
+$(OUT)/%.o: %.c | $(SKELS) $(FAB_SKEL) $(OUT)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(INCS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
@@ -136,13 +151,13 @@ $(OUT)/fabric/eqload: $(OUT)/tests/fabric/load/main.o $(LOAD_LIB)
 $(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
 
-$(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c tests/bpf/pkt.h include/edgeq/*.h | $(OUT)/.deps
+$(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c | $(OUT)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(INCS) -c $< -o $@
 
-$(OUT)/bench/%.o: bench/%.c tests/bpf/pkt.h $(SKELS) include/edgeq/*.h | $(OUT)/.deps
+$(OUT)/bench/%.o: bench/%.c | $(SKELS) $(OUT)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/bpf -c $< -o $@
+	$(CC) $(CFLAGS) $(INCS) -Itests/bpf -c $< -o $@
 
 $(OUT)/bench/%: $(OUT)/bench/%.o $(OUT)/tests/bpf/pkt.o $(AGENT_LIB) $(CORE_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -185,3 +200,6 @@ demo-tunnel: $(OUT)/edgeq
 
 clean:
 	rm -rf $(OUT)
+
+# The header dependencies -MMD wrote (none before the first build).
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

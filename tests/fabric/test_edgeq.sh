@@ -9,8 +9,10 @@
 # a trimmed header (none lost, none invented) and the senders retransmitted
 # each one; in trimming mode the fast path carried packets (TC sending on
 # credit its agent lent it: the receiver's TCP ACKs, at least) and every
-# copy of them reached an agent; in RTS mode the switch trims nothing.
-# The queue and
+# copy of them reached an agent; in RTS mode the switch trims nothing;
+# and again in RTS mode with 1 % of the packets to the receiver lost at
+# random (a link that drops, no trimming): the receiver NACKs losses
+# (EQ_F_LOST) and the transfers complete.  The queue and
 # completion figures are printed (the targets live in the experiments,
 # tests/scenarios/incast.sh, not in timed tests).
 set -u
@@ -71,20 +73,33 @@ incast() {	# MODE: trim | rts
 		check "trim: TC sent packets on the fast path ($tc_fast), every copy reached an agent ($fast kept, $noclone not made)" \
 			[ "$tc_fast" -gt 0 -a "$fast" -eq "$tc_fast" -a "$noclone" -eq 0 ]
 	else
-		check "rts: the switch trimmed nothing ($trims)" [ "$trims" -eq 0 ]
+		check "$mode: the switch trimmed nothing ($trims)" [ "$trims" -eq 0 ]
+	fi
+	if [ "$mode" = loss ]; then
+		local dropped lost late rtx rtos gaps
+		dropped=$(ft_port "tor0-h$N" drop_loss)
+		read -r lost late rtx rtos gaps < <(ft_agent_sum rx_lost rx_late tx_rtx rto_fired reorder_gaps)
+		echo "# loss: the switch dropped $dropped; NACKed lost $lost (late $late), RTOs $rtos," \
+			"retransmissions $rtx, gaps given up $gaps"
+		check "loss: the switch dropped packets ($dropped)" [ "$dropped" -gt 0 ]
+		check "loss: the receivers NACKed losses ($lost) and the senders resent ($rtx)" \
+			[ "$lost" -gt 0 -a "$rtx" -gt 0 ]
 	fi
 }
 
-for mode in trim rts; do
-	trim=8p; [ "$mode" = rts ] && trim=off
+for mode in trim rts loss; do
+	trim=8p eqmode=$mode
+	[ "$mode" = trim ] || trim=off
+	[ "$mode" = loss ] && eqmode=rts
 	if ! ft_up "$(ft_topo star)" --set hosts=$((N + 1)) --set rate="$RATE" --set trim="$trim"; then
 		not_ok "fabric up"; tap_done; exit 1
 	fi
-	if ! ft_edgeq_up scheme eqds link_rate "$RATE" eqds_mode "$mode" bdp "$BDP"; then
+	if ! ft_edgeq_up scheme eqds link_rate "$RATE" eqds_mode "$eqmode" bdp "$BDP"; then
 		not_ok "$mode: edgeq (scheme eqds) attached on every host"
 		ft_down; continue
 	fi
-	ok "$mode: edgeq (scheme eqds, eqds_mode $mode) attached on every host"
+	[ "$mode" = loss ] && ft_ctl port "tor0-h$N" loss 1
+	ok "$mode: edgeq (scheme eqds, eqds_mode $eqmode) attached on every host"
 	incast "$mode"
 	ft_down
 done
