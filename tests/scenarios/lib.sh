@@ -38,12 +38,14 @@ sc_transports() {
 # that trims edgeq data above SC_EDGEQ_TRIM (8 packets), "edgeq-rts" the
 # same in RTS mode on a switch that trims nothing, "edgeq-nofast" (not in
 # the default list) "edgeq" with `fast_path off`, every packet through the
-# agent (docs/eqds.md, "The fast path").  Inside the tunnel the
+# agent (docs/eqds.md, "The fast path"), "edgeq-noloss" (not in the default
+# list either) "edgeq" with `loss_window_us 0`: losses wait for the RTO
+# (docs/eqds.md, "Losses").  Inside the tunnel the
 # applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
 # SC_EDGEQ adds config directives (default none: each tunnel's BDP
 # follows its measured round trip, which through this fabric and two
 # agents on a shared CPU takes 0.5-1 ms; "bdp 24000" fixed it before).
-sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast) return 0 ;; *) return 1 ;; esac; }
+sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast | edgeq-noloss) return 0 ;; *) return 1 ;; esac; }
 
 # sc_cc TRANSPORT: the congestion control the applications use.
 sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"; fi; }
@@ -52,15 +54,16 @@ sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"
 # set for edgeq's mode and edgeq attached on every host (link_rate from
 # the rate=... setting, which edgeq transports need).
 sc_up_tr() {
-	local tr=$1 a rate="" mode=trim trim=${SC_EDGEQ_TRIM:-8p} fast=on; shift
+	local tr=$1 a rate="" mode=trim trim=${SC_EDGEQ_TRIM:-8p} fast=on loss=(); shift
 	if ! sc_is_edgeq "$tr"; then sc_up "$@"; return; fi
 	[ "$tr" = edgeq-rts ] && mode=rts trim=off
 	[ "$tr" = edgeq-nofast ] && fast=off
+	[ "$tr" = edgeq-noloss ] && loss=(loss_window_us 0)
 	for a in "$@"; do case $a in rate=*) rate=${a#rate=} ;; esac; done
 	[ -n "$rate" ] || sc_die "$tr needs the fabric's rate (--set rate=...)"
 	sc_up "$@" --set trim="$trim"
 	# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
-	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" fast_path "$fast" \
+	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" fast_path "$fast" "${loss[@]}" \
 		${SC_EDGEQ-} >&2 ||
 		sc_die "edgeq did not attach ($tr)"
 }
