@@ -63,26 +63,40 @@ void eq_agent_log_path(const char *dir, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s.log", EQ_RUN_DIR, base ? base + 1 : dir);
 }
 
-/* Is pid an edgeqd that has not exited?  A zombie has exited. */
+/* Is pid an edgeqd that has not exited (a zombie has)?  Its process name
+ * is its file's, and we start it as argv[0] "edgeqd" whatever the file is
+ * called ($EDGEQD may name another: bench/xsk_fwd): either will do.  The
+ * name alone missed those, and detach left them running. */
 static bool is_edgeqd(pid_t pid)
 {
-	char path[64], buf[512];
+	char path[64], buf[512], *base;
+	bool named = false, alive = false;
 	FILE *f;
-	bool yes = false;
 
 	if (pid <= 0)
 		return false;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+		buf[n] = '\0';			/* argv[0] ends at its own NUL */
+		base = strrchr(buf, '/');
+		named = !strcmp(base ? base + 1 : buf, "edgeqd");
+		fclose(f);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (f && fgets(buf, sizeof(buf), f)) {
 		char *close_paren = strrchr(buf, ')');
 
-		yes = strstr(buf, "(edgeqd)") && close_paren && close_paren[1] == ' ' &&
-		      close_paren[2] != 'Z' && close_paren[2] != 'X';
+		named = named || strstr(buf, "(edgeqd)");
+		alive = close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' &&
+			close_paren[2] != 'X';
 	}
 	if (f)
 		fclose(f);
-	return yes;
+	return named && alive;
 }
 
 bool eq_agent_state(const char *dir, const struct eq_config *cfg, struct eq_agent *ag,

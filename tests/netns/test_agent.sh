@@ -202,4 +202,14 @@ check "nothing left on B" nothing_left "$TB_B" "$TB_IFB"
 check "no internal veth left on A ($veth_a, $veth_b, $veth_c, $veth_d)" \
 	bash -c "! ip -n $TB_A link show $veth_a 2>/dev/null && ! ip -n $TB_A link show $veth_b 2>/dev/null &&
 		 ! ip -n $TB_A link show $veth_c 2>/dev/null && ! ip -n $TB_A link show $veth_d 2>/dev/null"
+
+# An agent from a file of another name ($EDGEQD): status sees it, detach
+# stops it.  Its process name is the file's, which alone did not count as
+# an agent: detach left it running.
+cp "$(dirname "$EDGEQ")/edgeqd" "$TB_TMP/agent-copy"
+attach_copy() { (export EDGEQD="$TB_TMP/agent-copy"; eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf"); }
+check "attach A with EDGEQD=$TB_TMP/agent-copy" attach_copy
+check "... status says its agent is alive" has "$(eq_a status "$TB_IFA")" "agent +edgeqd pid [0-9]+, alive"
+check "... detach stops it" eq_a detach "$TB_IFA"
+check "... and it is gone" bash -c "! pgrep -f '[a]gent-copy --iface $TB_IFA' >/dev/null"
 tap_done
