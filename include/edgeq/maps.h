@@ -143,6 +143,8 @@ struct eq_eqds_config {
 	__u32	pad0;
 	__u64	loss_ns;		/* a seq missing this long after a later one
 					 * came is NACKed as lost; 0: off */
+	__u64	burst_ns;		/* the pacers' bucket, in time at the link
+					 * rate (0: 150 us), at least 4 MTUs */
 };
 
 /* hold_tcp auto, until attach resolves it by the link rate: on from

@@ -314,7 +314,9 @@ static void reorder__random_arrivals_keep_order_and_account(void **state)
 
 /* Closed loop for `ms` milliseconds: each PULL to a peer is answered at
  * once by its next DATA; the first DATA of each peer opens the loop. */
-static void closed_loop(struct fx *f, unsigned npeers, unsigned ms)
+/* Senders answer each PULL with one DATA at once; the receiver's module
+ * runs every `step` ns (its agent's wake-ups). */
+static void closed_loop_every(struct fx *f, unsigned npeers, unsigned ms, uint64_t step)
 {
 	unsigned answered[NPEERS] = { 0 }, next[NPEERS] = { 0 };
 	uint64_t now = 1000;
@@ -322,7 +324,7 @@ static void closed_loop(struct fx *f, unsigned npeers, unsigned ms)
 	for (uint32_t p = 1; p <= npeers; p++)
 		for (unsigned k = 0; k < 8; k++)	/* a first RTT's worth */
 			data(f, p, next[p]++, now);
-	for (; now < (uint64_t)ms * 1000000; now += 7000) {	/* a 7 us clock */
+	for (; now < (uint64_t)ms * 1000000; now += step) {
 		eqds_run(f->e, now);
 		for (uint32_t p = 1; p <= npeers; p++)
 			while (answered[p] < f->rec.pulls[p]) {
@@ -330,6 +332,11 @@ static void closed_loop(struct fx *f, unsigned npeers, unsigned ms)
 				data(f, p, next[p]++, now);
 			}
 	}
+}
+
+static void closed_loop(struct fx *f, unsigned npeers, unsigned ms)
+{
+	closed_loop_every(f, npeers, ms, 7000);		/* a 7 us clock */
 }
 
 static void asl__fifo_gives_equal_pulls(void **state)
@@ -382,6 +389,34 @@ static void asl__pulls_never_beat_the_link_rate(void **state)
 	assert_true(total <= bound);
 	assert_true(total >= 0.95 * rate);	/* and keep up with it */
 	fx_free(f);
+}
+
+/* Wake-ups 250 us apart (the agent's timer comes late on a busy host):
+ * a bucket of 150 us at the link rate pulls for 150 us of each 250 and
+ * throws the rest away; one of pacer_burst_us 1000 holds the lateness
+ * and keeps the link rate, still never beating it. */
+static void asl__a_bucket_that_holds_the_lateness_keeps_the_rate(void **state)
+{
+	double wire = MTU + 14 + EQ_ETH_FRAMING, rate = 20e-3 * 1e9 / 8 / wire;
+	unsigned got[2];
+
+	for (int big = 0; big < 2; big++) {
+		struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+
+		f->cfg.burst_ns = big ? 1000000 : 0;
+		eqds_free(f->e);
+		f->e = eqds_new(&f->cfg, &(struct eqds_io){ &f->rec, rec_send_data, rec_send_ctl,
+							    rec_deliver }, &f->pool, 0, 42);
+		assert_non_null(f->e);
+		closed_loop_every(f, 3, 20, 250000);
+		got[big] = f->rec.pulls[1] + f->rec.pulls[2] + f->rec.pulls[3];
+		fx_free(f);
+	}
+	print_message("# pulls over 20 ms, wake-ups 250 us apart: %u with the 150 us bucket, "
+		      "%u with 1 ms (%.0f at the link rate)\n", got[0], got[1], rate);
+	assert_true(got[0] < 0.65 * rate);	/* 150 of each 250 us */
+	assert_true(got[1] >= 0.95 * rate);
+	assert_true(got[1] <= rate + 1e-3 * 1e9 / 8 / wire + 1);
 }
 
 static void asl__bad_weights_refused(void **state)
@@ -606,6 +641,7 @@ int main(void)
 		cmocka_unit_test(asl__fifo_gives_equal_pulls),
 		cmocka_unit_test(asl__weighted_pulls_follow_weights),
 		cmocka_unit_test(asl__pulls_never_beat_the_link_rate),
+		cmocka_unit_test(asl__a_bucket_that_holds_the_lateness_keeps_the_rate),
 		cmocka_unit_test(asl__bad_weights_refused),
 		cmocka_unit_test(epoch__a_syn_burst_of_more_than_1024),
 		cmocka_unit_test(rts__answer_acknowledges_only_what_came),

@@ -341,6 +341,7 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.loss_ns = q->loss_ns,
 		.rto_ns = q->rto_ns ? q->rto_ns : 10000000,
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
+		.burst_ns = q->burst_ns,
 		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
 		.idle_ns = 10ULL * 1000000000ULL,
 	};

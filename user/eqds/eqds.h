@@ -59,6 +59,11 @@ struct eqds_cfg {
 					 * a packet comes after it.  0: off */
 	uint64_t	rto_ns;		/* retransmission timeout (minimum) */
 	uint32_t	drr_quantum;	/* bytes per class per DRR round */
+	uint64_t	burst_ns;	/* the pull pacer's and the wire arbiter's bucket,
+					 * in time at the link rate (0: 150 us); at least
+					 * 4 MTUs.  It must hold what the agent's wake-ups
+					 * come late by, or the pacers fall short of
+					 * the rate; what it holds can go at once */
 	enum eqds_asl_policy policy;
 	uint64_t	idle_ns;	/* a tunnel idle this long is freed */
 	bool		no_lend;	/* the bucket only shows TC the edge queue: no
