@@ -361,6 +361,55 @@ static void fast_send__times_out_from_its_copy(void **state)
 	fx_free(f);
 }
 
+/* A fast send NACKed as lost (EQ_F_LOST: missing at the receiver while
+ * later packets came) before its copy got here: when the copy comes it is
+ * put first in line with the credit it had spent given back, one MTU more
+ * than a trimmed one's NACK gives (the receiver pulls for that one), and
+ * it goes at once. */
+static void fast_send__nacked_lost_before_its_copy(void **state)
+{
+	int64_t credit[2];
+
+	for (int lost = 0; lost <= 1; lost++) {
+		struct fx *f = fx_new(false);
+		struct eqt_pkt *p[64], *q;
+		uint32_t seq[64];
+		unsigned n = 0, sent;
+
+		establish(f, 0);
+		eqds_lease_sync(f->e, f->now);
+		while (n < 64 && (p[n] = tc(f, &seq[n])))	/* the whole lease */
+			n++;
+		assert_true(n >= 2);
+		for (unsigned i = 0; i + 1 < n; i++)
+			copy(f, p[i]);
+		q = p[n - 1];
+		sent = f->rec.n_data;
+		f->now += 20000;
+		{
+			struct eqt_hdr h = { .type = EQ_T_NACK, .flags = lost ? EQ_F_LOST : 0,
+					      .seq_ack = seq[n - 1], .pull = PULL0 };
+
+			eqds_wire(f->e, PEER, &h, NULL, f->now);
+		}
+		assert_int_equal(stats(f).rx_nacks, 0);		/* nothing to act on yet */
+		copy(f, q);					/* obeys the NACK */
+		assert_int_equal(stats(f).rx_nacks, 1);
+		/* Resent at once, on the credit the NACK gave back or on what
+		 * the lease had left, less what is in flight: the bytes in
+		 * flight and the credit the tunnel holds tell the two apart. */
+		credit[lost] = stats(f).credit + (int64_t)stats(f).inflight_bytes;
+		if (lost) {
+			eqds_run(f->e, f->now);
+			assert_int_equal(f->rec.n_data, sent + 1);
+			assert_int_equal(f->rec.data[sent].seq, seq[n - 1]);
+			assert_true(f->rec.data[sent].flags & EQ_F_RTX);
+		}
+		fx_free(f);
+	}
+	assert_int_equal(credit[1] - credit[0], MTU);
+}
+
 static void fast_send__nack_takes_the_lease_back_and_resends(void **state)
 {
 	struct fx *f = fx_new(false);
@@ -1416,6 +1465,7 @@ int main(void)
 		cmocka_unit_test(fast_send__is_in_flight_until_acked),
 		cmocka_unit_test(fast_send__times_out_from_its_copy),
 		cmocka_unit_test(fast_send__ack_or_nack_before_its_copy),
+		cmocka_unit_test(fast_send__nacked_lost_before_its_copy),
 		cmocka_unit_test(fast_send__gives_no_rtt_sample),
 		cmocka_unit_test(fast_send__nack_takes_the_lease_back_and_resends),
 		cmocka_unit_test(local__takes_the_lease_back_and_numbers_after_tc),
