@@ -229,6 +229,27 @@ static void random_arrivals_keep_order_and_account(void **state)
 	eqt_reorder_fini(&q, &pool);
 }
 
+/* A queue asked for 12 packets holds 16, a power of two: its slots go by
+ * seq % lim, and with 12 the seqs just below the wrap of the seq space
+ * took the slots of those just above it (2^32 - 4 and 0 share slot 0),
+ * so a packet held there was dropped as stale. */
+static void the_queue_is_a_power_of_two_across_the_wrap(void **state)
+{
+	struct eqt_reorder q;
+	uint32_t base = 0xffffffffu - 5;
+
+	assert_int_equal(eqt_reorder_init(&q, 12, TMO, 0), 0);
+	assert_int_equal(q.lim, 16);
+	q.expected = base;
+	for (uint32_t i = 10; i >= 1; i--)	/* all but base, backwards */
+		in(&q, base + i, 1);
+	assert_int_equal(q.n, 10);
+	in(&q, base, 2);
+	up_in_order(base, 11);
+	assert_int_equal(q.dup, 0);
+	eqt_reorder_fini(&q, &pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +263,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_restart_sends_everything_up_and_renumbers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(random_arrivals_keep_order_and_account, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_queue_is_a_power_of_two_across_the_wrap, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

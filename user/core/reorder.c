@@ -10,8 +10,17 @@ static inline bool after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; 
 
 int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, uint64_t loss_ns)
 {
-	*q = (struct eqt_reorder){ .lim = lim, .timeout_ns = timeout_ns, .loss_ns = loss_ns,
-				   .loss_max_ns = timeout_ns / 2 };
+	uint32_t n = 1;
+
+	/* A power of two: slots go by seq % lim, and only then do the lim
+	 * seqs after any one (across the wrap of the seq space too) take
+	 * lim different slots.  1666 packets (2 ms at 10 Gbit/s) put the
+	 * seqs on each side of the wrap into the same slots. */
+	while (n < lim && n < (1u << 31))
+		n *= 2;
+	*q = (struct eqt_reorder){ .lim = lim ? n : 0, .timeout_ns = timeout_ns,
+				   .loss_ns = loss_ns, .loss_max_ns = timeout_ns / 2 };
+	lim = q->lim;
 	q->held = calloc(lim, sizeof(*q->held));
 	q->nacked = calloc(lim, sizeof(*q->nacked));
 	if (!lim || !q->held || !q->nacked) {

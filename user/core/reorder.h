@@ -49,7 +49,8 @@ struct eqt_reorder {
 	uint64_t	dup, ooo, gaps, lost, late;
 };
 
-/* A queue of `lim` packets, expecting seq 0: 0 or -ENOMEM. */
+/* A queue of `lim` packets, rounded up to a power of two, expecting seq
+ * 0: 0 or -ENOMEM. */
 int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, uint64_t loss_ns);
 /* Frees what is held (to pool) and the queue. */
 void eqt_reorder_fini(struct eqt_reorder *q, struct eqt_pool *pool);
