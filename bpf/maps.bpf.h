@@ -106,6 +106,20 @@ struct {
 	__uint(max_entries, 4096);
 } eq_bell SEC(".maps");
 
+/* One timer per peer, armed by XDP's first delivery the agent has not
+ * read: it rings eq_bell when ack_delay_ns is up (rx.h).  Apart from
+ * eq_rx, which is mmapable and so cannot hold a timer. */
+struct eq_ack_timer {
+	struct bpf_timer	t;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__type(key, __u32);
+	__type(value, struct eq_ack_timer);
+} eq_ack_timer SEC(".maps");
+
 /* The agent is alive while its heartbeat is younger than agent_dead_ns.
  * A heartbeat written by another CPU after our clock read looks like the
  * future: the signed difference keeps that alive. */

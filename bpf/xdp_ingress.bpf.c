@@ -27,6 +27,13 @@
 #include "edgeq/ecn.h"
 #include "maps.bpf.h"
 
+#ifndef CLOCK_MONOTONIC
+#define CLOCK_MONOTONIC	1	/* linux/time.h, which pulls in libc types */
+#endif
+#ifndef EBUSY
+#define EBUSY		16
+#endif
+
 #define IP_MF		0x2000
 #define IP_OFFSET	0x1fff
 
@@ -226,8 +233,35 @@ static __always_inline void count_rx(__u32 *slot, __u32 inner_len, __u8 outer_ec
 /* What XDP delivered itself, for the agent's pulls and ACKs (rx.h): the
  * sender spent `spent` bytes on its `segs` seqs and asked for
  * pull_target.  The doorbell rings once until the agent has looked. */
+/* The ACK timer fired: ring, unless the agent looked meanwhile (CLEAN) or
+ * the doorbell rang already (RUNG). */
+static int ack_timer_fired(void *map, __u32 *slot, struct eq_ack_timer *t)
+{
+	struct eq_rx *rx = bpf_map_lookup_elem(&eq_rx, slot);
+
+	if (rx && __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED)
+		bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
+	return 0;
+}
+
+/* Arm the peer's ACK timer; 0, or an error (then the caller rings). */
+static __always_inline long ack_timer_arm(__u32 *slot, __u64 delay_ns)
+{
+	struct eq_ack_timer *t = bpf_map_lookup_elem(&eq_ack_timer, slot);
+	long rc;
+
+	if (!t)
+		return -1;
+	rc = bpf_timer_init(&t->t, &eq_ack_timer, CLOCK_MONOTONIC);
+	if (rc && rc != -EBUSY)
+		return rc;
+	if (!rc)
+		bpf_timer_set_callback(&t->t, ack_timer_fired);
+	return bpf_timer_start(&t->t, delay_ns, 0);
+}
+
 static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const struct eq_hdr *eq,
-					   __u8 outer_ecn, __u32 spent, __u32 segs)
+					   __u8 outer_ecn, __u32 spent, __u32 segs, __u64 delay_ns)
 {
 	__u32 target = bpf_ntohl(eq->data.pull_target);
 
@@ -237,7 +271,15 @@ static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const 
 		__sync_fetch_and_add(&rx->ce, segs);
 	if (eq_seq_before(rx->pull_target, target))
 		rx->pull_target = target;	/* racing CPUs: the agent takes the max it sees */
-	if (!__sync_lock_test_and_set(&rx->dirty, 1))
+	/* Enough unread (a bulk flow), or no delay asked: ring now, once. */
+	if (!delay_ns || rx->bytes - rx->read_bytes >= rx->wake_bytes) {
+		if (__sync_lock_test_and_set(&rx->dirty, EQ_RX_RUNG) != EQ_RX_RUNG)
+			bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
+		return;
+	}
+	if (__sync_val_compare_and_swap(&rx->dirty, EQ_RX_CLEAN, EQ_RX_ARMED) == EQ_RX_CLEAN &&
+	    ack_timer_arm(slot, delay_ns) &&
+	    __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED)
 		bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
 }
 
@@ -409,7 +451,7 @@ int xdp_ingress(struct xdp_md *ctx)
 		/* Next in order and the agent holds nothing back: ours. */
 		if (!segs || !eq_rx_take_n(&rx->order.word, seq, segs))
 			goto to_agent;
-		deliver_direct(rx, &slot, eq, o.ecn, spent, segs);
+		deliver_direct(rx, &slot, eq, o.ecn, spent, segs, cfg->eqds.ack_delay_ns);
 		st->rx_direct++;
 	}
 	if (!eq_seq_before(seq, peer->rx_seq_next))

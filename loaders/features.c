@@ -63,6 +63,9 @@ static const struct feature features[] = {
 	  BPF_PROG_TYPE_SCHED_CLS, BPF_FUNC_get_hash_recalc },
 	{ "helper bpf_xdp_adjust_head (xdp)", "decapsulation", probe_helper,
 	  BPF_PROG_TYPE_XDP, BPF_FUNC_xdp_adjust_head },
+	{ "BPF map type ringbuf", "the agent's doorbell", probe_map, BPF_MAP_TYPE_RINGBUF, 0 },
+	{ "helper bpf_timer_start (xdp)", "the ACK delay of direct delivery (Linux 5.15)",
+	  probe_helper, BPF_PROG_TYPE_XDP, BPF_FUNC_timer_start },
 };
 
 /* bpffs at /sys/fs/bpf, mounted if it is not (as xdp-tools does): a

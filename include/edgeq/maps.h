@@ -140,7 +140,8 @@ struct eq_eqds_config {
 	__u32	direct_rx;		/* 1: XDP delivers in-order DATA itself (rx.h) */
 	__u32	hold_tcp;		/* 1: TC holds back TCP packets the lease does not
 					 * cover while their flow has data in flight */
-	__u32	pad0;
+	__u32	ack_delay_ns;		/* XDP's deliveries wake the agent after this
+					 * long, or at once from rx wake_bytes (rx.h) */
 	__u64	loss_ns;		/* a seq missing this long after a later one
 					 * came is NACKed as lost; 0: off */
 	__u64	burst_ns;		/* the pacers' bucket, in time at the link

@@ -17,8 +17,12 @@
  *
  * XDP adds what it delivered to the counters below (the agent's pulls
  * and acknowledgements follow them) and rings the agent's doorbell, a
- * ring buffer the agent polls, once per batch: `dirty` is set by the
- * first delivery after the agent last looked.
+ * ring buffer the agent polls, once per batch.  Not at once: the first
+ * delivery after the agent last looked arms a timer of `ack_delay_ns`
+ * (eq_eqds_config), and the doorbell rings when it fires, or as soon as
+ * `wake_bytes` were delivered unread.  A lone packet (a small RPC) thus
+ * reaches its application before either agent stirs, instead of sharing
+ * the CPUs with two agent wake-ups and an ACK (docs/eqds.md, "Receiving").
  *
  * Included by the BPF programs and by the agent: compiler builtins only.
  */
@@ -52,9 +56,17 @@ struct eq_rx {
 	__u64	bytes;		/* ... their frame_len, what the sender spent */
 	__u64	ce;		/* ... of which the outer header was CE */
 	__u32	pull_target;	/* the highest pull target among them */
-	__u32	dirty;		/* set by XDP, cleared by the agent: rung */
-	__u64	pad[3];
+	__u32	dirty;		/* EQ_RX_* below: set by XDP, cleared by the agent */
+	__u64	read_bytes;	/* the agent: `bytes` as it last read them */
+	__u32	wake_bytes;	/* the agent: ring at once from this many unread */
+	__u32	pad0;
+	__u64	pad[1];
 };
+
+/* eq_rx.dirty: what XDP did since the agent last looked. */
+#define EQ_RX_CLEAN		0	/* nothing delivered */
+#define EQ_RX_ARMED		1	/* delivered; the ACK timer will ring */
+#define EQ_RX_RUNG		2	/* the doorbell rang */
 
 #ifndef EQ_RX_INLINE
 #define EQ_RX_INLINE static inline __attribute__((always_inline))

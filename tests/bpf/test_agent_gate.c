@@ -1135,11 +1135,113 @@ static void direct__in_order_goes_up_from_xdp(void **state)
 	assert_int_equal(r.bytes, 2 * fx->in_len);
 	assert_int_equal(r.ce, 1);
 	assert_int_equal(r.pull_target, PULL_TARGET);
-	assert_int_equal(r.dirty, 1);
+	assert_int_equal(r.dirty, EQ_RX_RUNG);	/* no ack delay: at once */
 	assert_int_equal(ring_buffer__consume(rb), 1);
 	assert_int_equal(rung, 1);
 	ring_buffer__free(rb);
 	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 2, .rx_direct = 2 });
+}
+
+static void set_ack_delay(struct fx *fx, uint32_t ns, uint32_t wake_bytes)
+{
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_config c;
+	struct eq_rx r;
+
+	assert_int_equal(pkt_get_config(&fx->mxdp, &c), 0);
+	c.eqds.ack_delay_ns = ns;
+	assert_int_equal(pkt_set_config(&fx->mxdp, &c), 0);
+	r = get_rx(fx);
+	r.wake_bytes = wake_bytes;
+	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+}
+
+static struct ring_buffer *bell(struct fx *fx)
+{
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(fx->xdp->maps.eq_bell), count_ring,
+						  NULL, NULL);
+
+	assert_non_null(rb);
+	rung = 0;
+	return rb;
+}
+
+#define ACK_DELAY_NS	(2 * 1000 * 1000)
+
+/* A small delivery with an ack delay: not rung at once but armed, and
+ * rung once when the timer fires (a small RPC reaches its application
+ * before the agent wakes). */
+static void direct__a_small_delivery_rings_after_the_ack_delay(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb = bell(fx);
+
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
+	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	/* The callback runs in softirq context: wait for it, up to 100
+	 * times the delay. */
+	for (int i = 0; i < 100 && !rung; i++) {
+		usleep(ACK_DELAY_NS / 1000);
+		ring_buffer__consume(rb);
+	}
+	assert_int_equal(rung, 1);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
+	assert_int_equal(get_rx(fx).pkts, 2);
+	ring_buffer__free(rb);
+}
+
+/* wake_bytes unread past read_bytes (a bulk flow's full-size packets):
+ * rung at once, whatever the delay, and only once; the armed timer then
+ * finds it rung and stays quiet. */
+static void direct__enough_unread_rings_at_once(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb = bell(fx);
+	uint32_t one;
+
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
+	one = (uint32_t)get_rx(fx).bytes;
+	set_ack_delay(fx, ACK_DELAY_NS, 2 * one);	/* read_bytes 0: one short */
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
+	assert_int_equal(xdp_data(fx, 1002, 0, 0, 0), XDP_PASS);
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	assert_int_equal(rung, 1);
+	usleep(3 * ACK_DELAY_NS / 1000);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	ring_buffer__free(rb);
+}
+
+/* The agent looked (CLEAN) before the timer fired: the timer stays quiet. */
+static void direct__the_timer_is_quiet_after_the_agent_looked(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb = bell(fx);
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_rx r;
+
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
+	r = get_rx(fx);
+	assert_int_equal(r.dirty, EQ_RX_ARMED);
+	r.dirty = EQ_RX_CLEAN;
+	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+	usleep(3 * ACK_DELAY_NS / 1000);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_CLEAN);
+	ring_buffer__free(rb);
 }
 
 /* Out of order, a duplicate, SYN, or the word closed: to the agent,
@@ -1225,6 +1327,9 @@ int main(void)
 		T(backpressure__refused_at_the_edge_limit),
 		T(backpressure__only_when_the_agent_shows_its_queue),
 		T(direct__in_order_goes_up_from_xdp),
+		T(direct__a_small_delivery_rings_after_the_ack_delay),
+		T(direct__enough_unread_rings_at_once),
+		T(direct__the_timer_is_quiet_after_the_agent_looked),
 		T(direct__anything_else_goes_to_the_agent),
 		T(direct__agent_down_delivers_without_the_word),
 	};

@@ -27,7 +27,7 @@
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, " \
 	"eqds_mode, asl, fast_path, direct_rx, hold_tcp, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
-	"loss_window_us, rto_us, drr_quantum, pacer_burst_us)"
+	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)
@@ -276,6 +276,7 @@ static void eq_cfg_parse__eqds_defaults(void **state)
 	assert_int_equal(cfg.bpf.eqds.reorder_ns, 12000000ULL);
 	assert_int_equal(cfg.bpf.eqds.loss_ns, 500000ULL);
 	assert_int_equal(cfg.bpf.eqds.burst_ns, 150000ULL);
+	assert_int_equal(cfg.bpf.eqds.ack_delay_ns, 300000U);
 	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000ULL);
 	assert_int_equal(cfg.bpf.eqds.policy, 0);
 	assert_int_equal(cfg.bpf.eqds.drr_quantum, 3000);
@@ -338,12 +339,16 @@ static void eq_cfg_parse__eqds_times_scaled(void **state)
 	struct eq_cfg cfg;
 
 	parse_ok("local 10.0.0.1\nagent_dead_ms 10\nreorder_timeout_us 250\nrto_us 10000000\n"
-		 "loss_window_us 40\npacer_burst_us 1000\n", &cfg);
+		 "loss_window_us 40\npacer_burst_us 1000\nack_delay_us 2500\n", &cfg);
 	assert_int_equal(cfg.bpf.agent_dead_ns, 10000000ULL);
 	assert_int_equal(cfg.bpf.eqds.reorder_ns, 250000ULL);
 	assert_int_equal(cfg.bpf.eqds.loss_ns, 40000ULL);
 	assert_int_equal(cfg.bpf.eqds.burst_ns, 1000000ULL);
+	assert_int_equal(cfg.bpf.eqds.ack_delay_ns, 2500000U);
 	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000000ULL);
+	eq_cfg_free(&cfg);
+	parse_ok("local 10.0.0.1\nack_delay_us 0\n", &cfg);	/* at once */
+	assert_int_equal(cfg.bpf.eqds.ack_delay_ns, 0);
 	eq_cfg_free(&cfg);
 	parse_ok("local 10.0.0.1\nloss_window_us 0\n", &cfg);	/* off */
 	assert_int_equal(cfg.bpf.eqds.loss_ns, 0);

@@ -78,7 +78,7 @@ struct fx {
 	uint64_t	now;
 };
 
-static struct fx *fx_new(uint64_t link_bps)
+static struct fx *fx_new_delay(uint64_t link_bps, uint64_t ack_delay_ns)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	struct eqds_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
@@ -86,7 +86,7 @@ static struct fx *fx_new(uint64_t link_bps)
 		.link_bps = link_bps, .mtu = MTU, .bdp_bytes = 64 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64,
 		.reorder_ns = 2000000, .rto_ns = 10000000, .drr_quantum = 3000,
-		.idle_ns = 10000000000ULL,
+		.idle_ns = 10000000000ULL, .ack_delay_ns = ack_delay_ns,
 	};
 
 	assert_non_null(f);
@@ -96,6 +96,11 @@ static struct fx *fx_new(uint64_t link_bps)
 	assert_non_null(f->e);
 	eqds_set_rxmap(f->e, rxmap);
 	return f;
+}
+
+static struct fx *fx_new(uint64_t link_bps)
+{
+	return fx_new_delay(link_bps, 0);
 }
 
 static void fx_free(struct fx *f)
@@ -199,6 +204,34 @@ static void direct__deliveries_are_pulled_for_and_acked(void **state)
 	/* Nothing new: no more ACKs. */
 	eqds_run(f->e, f->now + 1000);
 	assert_int_equal(f->rec.cum_acks, 1);
+	fx_free(f);
+}
+
+/* What XDP needs to time the doorbell (rx.h): the word opens with
+ * wake_bytes, what the link delivers in half the ack delay but at most one
+ * MTU (a full-size packet rings at once), and every look leaves read_bytes
+ * at the bytes it read. */
+static void direct__the_agent_says_when_to_ring(void **state)
+{
+	struct fx *f = fx_new_delay(1000000000ULL, 4000);	/* 250 bytes in 2 us */
+
+	agent_data(f, 0, 4);
+	assert_int_equal(rxmap[PEER].wake_bytes, 250);
+	assert_int_equal(rxmap[PEER].read_bytes, 0);
+	assert_true(xdp(1, 0, false));
+	assert_true(xdp(2, 0, false));
+	f->now += 1000;
+	eqds_run(f->e, f->now);
+	assert_int_equal(rxmap[PEER].read_bytes, 2 * MTU);
+	assert_int_equal(rxmap[PEER].dirty, 0);
+	fx_free(f);
+	f = fx_new_delay(10000000000ULL, 100000);	/* 62,500 bytes: one MTU */
+	agent_data(f, 0, 4);
+	assert_int_equal(rxmap[PEER].wake_bytes, MTU);
+	fx_free(f);
+	f = fx_new(10000000000ULL);			/* no delay: always */
+	agent_data(f, 0, 4);
+	assert_int_equal(rxmap[PEER].wake_bytes, 0);
 	fx_free(f);
 }
 
@@ -400,6 +433,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(direct__opens_in_order_once_established),
 		cmocka_unit_test(direct__deliveries_are_pulled_for_and_acked),
+		cmocka_unit_test(direct__the_agent_says_when_to_ring),
 		cmocka_unit_test(direct__held_packets_close_the_word),
 		cmocka_unit_test(direct__a_count_after_the_close_is_taken),
 		cmocka_unit_test(direct__flush_closes_the_word),

@@ -342,6 +342,7 @@ static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.rto_ns = q->rto_ns ? q->rto_ns : 10000000,
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
 		.burst_ns = q->burst_ns,
+		.ack_delay_ns = q->ack_delay_ns,
 		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
 		.idle_ns = 10ULL * 1000000000ULL,
 	};

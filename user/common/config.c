@@ -81,7 +81,7 @@ static int add_peer(struct eq_cfg *cfg, const struct eq_cfg_peer *p)
 
 /* The numeric EQDS directives: name, bounds, unit, where the value goes. */
 enum num_dst { N_DEAD_MS, N_BDP, N_EDGE, N_EDGE_ECN, N_REORDER, N_REORDER_US, N_LOSS_US, N_RTO_US,
-	       N_QUANTUM, N_BURST_US };
+	       N_QUANTUM, N_BURST_US, N_ACK_DELAY_US };
 
 static const struct num_directive {
 	const char	*name;
@@ -99,13 +99,14 @@ static const struct num_directive {
 	{ "rto_us",		10, 10000000,	"microseconds",	N_RTO_US },
 	{ "drr_quantum",	64, 1048576,	"bytes",	N_QUANTUM },
 	{ "pacer_burst_us",	10, 100000,	"microseconds",	N_BURST_US },
+	{ "ack_delay_us",	0, 10000,	"microseconds",	N_ACK_DELAY_US },
 };
 #define N_NUMBERS (sizeof(numbers) / sizeof(numbers[0]))
 
 static const char *number_names(void)
 {
 	return "agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, "
-	       "loss_window_us, rto_us, drr_quantum, pacer_burst_us";
+	       "loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us";
 }
 
 static const char *number_usage(const char *name)
@@ -145,6 +146,7 @@ static int parse_number(struct eq_config *b, char **w, int nw)
 	case N_RTO_US:		b->eqds.rto_ns = v * 1000ULL; break;
 	case N_QUANTUM:		b->eqds.drr_quantum = (__u32)v; break;
 	case N_BURST_US:	b->eqds.burst_ns = v * 1000ULL; break;
+	case N_ACK_DELAY_US:	b->eqds.ack_delay_ns = (__u32)(v * 1000ULL); break;
 	}
 	return 0;
 }
@@ -320,6 +322,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.eqds.reorder_ns = 12000 * 1000ULL;
 	cfg->bpf.eqds.loss_ns = 500 * 1000ULL;
 	cfg->bpf.eqds.burst_ns = 150 * 1000ULL;
+	cfg->bpf.eqds.ack_delay_ns = 300 * 1000U;
 	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
 	cfg->bpf.eqds.drr_quantum = 3000;
 	cfg->bpf.eqds.fast_path = 1;

@@ -54,6 +54,8 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 	eqds_rx_asl_update(e, peer);
 	eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | (ce != r->seen_ce ? EQ_F_ECE : 0),
 			 r->q.expected);
+	/* XDP rings at once from wake_bytes unread past this (rx.h). */
+	__atomic_store_n(&m->read_bytes, bytes, __ATOMIC_RELEASE);
 	r->seen_pkts = pkts;
 	r->seen_bytes = bytes;
 	r->seen_ce = ce;
@@ -81,6 +83,8 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 		return;
 	w.parts.next = r->q.expected;
 	w.parts.flags = EQ_RX_OPEN;
+	e->rxmap[peer].wake_bytes = e->rx_wake_bytes;
+	__atomic_store_n(&e->rxmap[peer].read_bytes, r->seen_bytes, __ATOMIC_RELEASE);
 	__atomic_store_n(&e->rxmap[peer].order.word, w.word, __ATOMIC_RELEASE);
 	r->direct_open = true;
 }

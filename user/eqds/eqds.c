@@ -66,6 +66,12 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 	if (!e->pull_batch)
 		e->pull_batch = 1;
 	eqt_pacer_init(&e->wire_pacer, cfg->link_bps, burst(cfg), now);
+	/* A full-size packet, or what fills half the ack delay at the link
+	 * rate, is a bulk flow's: its pulls must not wait.  Only small
+	 * packets (requests, responses, inner ACKs) wait for the timer. */
+	uint64_t wake = cfg->link_bps / 8 * (cfg->ack_delay_ns / 2) / 1000000000ULL;
+
+	e->rx_wake_bytes = (uint32_t)(wake < cfg->mtu ? wake : cfg->mtu);
 	return e;
 }
 

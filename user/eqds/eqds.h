@@ -64,6 +64,10 @@ struct eqds_cfg {
 					 * 4 MTUs.  It must hold what the agent's wake-ups
 					 * come late by, or the pacers fall short of
 					 * the rate; what it holds can go at once */
+	uint64_t	ack_delay_ns;	/* XDP's deliveries wake the agent this long after
+					 * the first it has not read (the XDP program
+					 * reads it from eq_config; here only for
+					 * wake_bytes below).  0: at once */
 	enum eqds_asl_policy policy;
 	uint64_t	idle_ns;	/* a tunnel idle this long is freed */
 	bool		no_lend;	/* the bucket only shows TC the edge queue: no

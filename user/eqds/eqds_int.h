@@ -125,6 +125,9 @@ struct eqds {
 	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
 	struct eqt_reorder_io	rio;		/* every receiving tunnel's queue calls back here */
 	struct eqt_pacer	pull_pacer;
+	uint32_t		rx_wake_bytes;	/* eq_rx.wake_bytes: one MTU, or what
+						 * the link delivers in half an ack
+						 * delay if less */
 	uint32_t		pull_batch;	/* pulls one PULL may grant: what the
 						 * link drains in PULL_BATCH_NS */
 	/* the wire arbiter (sender side) */
