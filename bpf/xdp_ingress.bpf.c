@@ -277,8 +277,17 @@ static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const 
 			bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
 		return;
 	}
-	if (__sync_val_compare_and_swap(&rx->dirty, EQ_RX_CLEAN, EQ_RX_ARMED) == EQ_RX_CLEAN &&
-	    ack_timer_arm(slot, delay_ns) &&
+	if (__sync_val_compare_and_swap(&rx->dirty, EQ_RX_CLEAN, EQ_RX_ARMED) != EQ_RX_CLEAN)
+		return;
+	/* The agent looks within the delay anyway (awake, or a timer of its
+	 * own due): no timer.  It checks `dirty` after it wrote look_ns and
+	 * before it sleeps, as we read look_ns after we set `dirty` (both
+	 * full barriers): one of us sees the other. */
+	__u64 look = *(volatile __u64 *)&rx->look_ns;
+
+	if (look && look <= bpf_ktime_get_ns() + delay_ns)
+		return;
+	if (ack_timer_arm(slot, delay_ns) &&
 	    __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED)
 		bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
 }

@@ -20,7 +20,9 @@
  * ring buffer the agent polls, once per batch.  Not at once: the first
  * delivery after the agent last looked arms a timer of `ack_delay_ns`
  * (eq_eqds_config), and the doorbell rings when it fires, or as soon as
- * `wake_bytes` were delivered unread.  A lone packet (a small RPC) thus
+ * `wake_bytes` were delivered unread; no timer when the agent said it
+ * would look within the delay anyway (`look_ns`: it is awake, or its next
+ * timer is due).  A lone packet (a small RPC) thus
  * reaches its application before either agent stirs, instead of sharing
  * the CPUs with two agent wake-ups and an ACK (docs/eqds.md, "Receiving").
  *
@@ -60,7 +62,9 @@ struct eq_rx {
 	__u64	read_bytes;	/* the agent: `bytes` as it last read them */
 	__u32	wake_bytes;	/* the agent: ring at once from this many unread */
 	__u32	pad0;
-	__u64	pad[1];
+	__u64	look_ns;	/* the agent: it looks at this peer by then (1:
+				 * it is awake; 0: unknown).  Soon enough, and
+				 * XDP arms no timer */
 };
 
 /* eq_rx.dirty: what XDP did since the agent last looked. */

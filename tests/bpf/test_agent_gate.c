@@ -1222,6 +1222,42 @@ static void direct__enough_unread_rings_at_once(void **state)
 	ring_buffer__free(rb);
 }
 
+/* The agent said it looks within the delay (awake: 1, or a deadline that
+ * near): no timer, no ring, the delivery left ARMED for it to read.  A
+ * look later than the delay: the timer rings. */
+static void direct__no_timer_when_the_agent_looks_soon(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb = bell(fx);
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_rx r;
+
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	r = get_rx(fx);
+	r.look_ns = 1;
+	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
+	usleep(3 * ACK_DELAY_NS / 1000);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
+	/* The agent read it, then sleeps for fifty delays. */
+	r = get_rx(fx);
+	r.dirty = EQ_RX_CLEAN;
+	r.look_ns = mono_ns() + 50 * ACK_DELAY_NS;
+	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
+	for (int i = 0; i < 100 && !rung; i++) {
+		usleep(ACK_DELAY_NS / 1000);
+		ring_buffer__consume(rb);
+	}
+	assert_int_equal(rung, 1);
+	assert_true(mono_ns() < r.look_ns);	/* before the agent's own look */
+	ring_buffer__free(rb);
+}
+
 /* The agent looked (CLEAN) before the timer fired: the timer stays quiet. */
 static void direct__the_timer_is_quiet_after_the_agent_looked(void **state)
 {
@@ -1330,6 +1366,7 @@ int main(void)
 		T(direct__a_small_delivery_rings_after_the_ack_delay),
 		T(direct__enough_unread_rings_at_once),
 		T(direct__the_timer_is_quiet_after_the_agent_looked),
+		T(direct__no_timer_when_the_agent_looks_soon),
 		T(direct__anything_else_goes_to_the_agent),
 		T(direct__agent_down_delivers_without_the_word),
 	};

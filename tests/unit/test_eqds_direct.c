@@ -235,6 +235,29 @@ static void direct__the_agent_says_when_to_ring(void **state)
 	fx_free(f);
 }
 
+/* Before it sleeps the agent tells XDP when it looks next (look_ns), and
+ * does not sleep if XDP delivered something meanwhile; awake, it says 1
+ * (XDP then arms no timer: rx.h). */
+static void direct__the_agent_says_when_it_looks(void **state)
+{
+	struct fx *f = fx_new_delay(1000000000ULL, 300000);
+
+	agent_data(f, 0, 4);
+	assert_int_equal(rxmap[PEER].look_ns, 1);		/* opened awake */
+	assert_false(eqds_rx_direct_sleep(f->e, 5000000));
+	assert_int_equal(rxmap[PEER].look_ns, 5000000);
+	eqds_rx_direct_awake(f->e);
+	assert_int_equal(rxmap[PEER].look_ns, 1);
+	assert_true(xdp(1, 0, false));				/* dirty */
+	assert_true(eqds_rx_direct_sleep(f->e, 7000000));	/* no sleep */
+	assert_int_equal(rxmap[PEER].look_ns, 1);
+	f->now += 1000;
+	eqds_run(f->e, f->now);					/* reads it */
+	assert_false(eqds_rx_direct_sleep(f->e, 7000000));
+	assert_int_equal(rxmap[PEER].look_ns, 7000000);
+	fx_free(f);
+}
+
 /* Out of order through the agent: the word closes at once, XDP delivers
  * nothing while the packet is held, the gap filled drains the queue, and
  * the word opens past it. */
@@ -434,6 +457,7 @@ int main(void)
 		cmocka_unit_test(direct__opens_in_order_once_established),
 		cmocka_unit_test(direct__deliveries_are_pulled_for_and_acked),
 		cmocka_unit_test(direct__the_agent_says_when_to_ring),
+		cmocka_unit_test(direct__the_agent_says_when_it_looks),
 		cmocka_unit_test(direct__held_packets_close_the_word),
 		cmocka_unit_test(direct__a_count_after_the_close_is_taken),
 		cmocka_unit_test(direct__flush_closes_the_word),

@@ -645,8 +645,13 @@ int agent_run(struct agent *a)
 								    : next - now;
 			struct timespec ts = { (time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL) };
 
+			/* XDP delivered something since eqds_run() looked: look
+			 * again rather than leave it to the ACK timer. */
+			if (eqds_rx_direct_sleep(a->eqds, now + d))
+				continue;
 			if (ppoll(pfd, nfd, &ts, NULL) < 0 && errno != EINTR)
 				return -errno;
+			eqds_rx_direct_awake(a->eqds);
 		}
 	}
 	return 0;

@@ -84,9 +84,49 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 	w.parts.next = r->q.expected;
 	w.parts.flags = EQ_RX_OPEN;
 	e->rxmap[peer].wake_bytes = e->rx_wake_bytes;
+	__atomic_store_n(&e->rxmap[peer].look_ns, 1, __ATOMIC_SEQ_CST);	/* awake */
 	__atomic_store_n(&e->rxmap[peer].read_bytes, r->seen_bytes, __ATOMIC_RELEASE);
 	__atomic_store_n(&e->rxmap[peer].order.word, w.word, __ATOMIC_RELEASE);
 	r->direct_open = true;
+}
+
+/* look_ns of every open word (rx.h), so that XDP arms no ACK timer while
+ * the agent will look soon anyway. */
+static void look_at(struct eqds *e, uint64_t at)
+{
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
+			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			if (e->rx[peer]->direct_open)
+				__atomic_store_n(&e->rxmap[peer].look_ns, at, __ATOMIC_SEQ_CST);
+		}
+}
+
+bool eqds_rx_direct_sleep(struct eqds *e, uint64_t until)
+{
+	if (!e->rxmap)
+		return false;
+	look_at(e, until);
+	/* Our store, then XDP's `dirty`; XDP sets `dirty`, then reads our
+	 * store: one of the two sees the other. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
+			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			if (__atomic_load_n(&e->rxmap[peer].dirty, __ATOMIC_SEQ_CST)) {
+				look_at(e, 1);
+				return true;
+			}
+		}
+	return false;
+}
+
+void eqds_rx_direct_awake(struct eqds *e)
+{
+	if (e->rxmap)
+		look_at(e, 1);
 }
 
 void eqds_set_rxmap(struct eqds *e, struct eq_rx *map)

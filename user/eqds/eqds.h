@@ -147,6 +147,12 @@ void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket);
  * entries, all closed): XDP delivers a tunnel's in-order DATA itself while
  * its reorder queue is empty (edgeq/rx.h); NULL turns it off. */
 void eqds_set_rxmap(struct eqds *e, struct eq_rx *map);
+/* The agent is about to sleep until `until` (CLOCK_MONOTONIC): XDP arms
+ * its ACK timers for looks later than the ACK delay (rx.h).  True when
+ * XDP delivered something meanwhile: then do not sleep. */
+bool eqds_rx_direct_sleep(struct eqds *e, uint64_t until);
+/* ... and woke up: XDP need not arm timers while it is awake. */
+void eqds_rx_direct_awake(struct eqds *e);
 /* Lends the credit of every established tunnel with an empty edge queue
  * to TC, tops the leases up, takes back shut ones.  Call it after what
  * eqds_run() sent is on the wire, so no fast send can overtake it. */
