@@ -65,7 +65,8 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
 				   (cfg->mtu + 14 + EQ_ETH_FRAMING));
 	if (!e->pull_batch)
 		e->pull_batch = 1;
-	eqt_pacer_init(&e->wire_pacer, cfg->link_bps, burst(cfg), now);
+	eqt_arbiter_init(&e->arbiter, cfg->link_bps, burst(cfg), cfg->drr_quantum, EQ_ETH_FRAMING,
+			 EQDS_MAX_PEERS, now);
 	/* A full-size packet, or what fills half the ack delay at the link
 	 * rate, is a bulk flow's: its pulls must not wait.  Only small
 	 * packets (requests, responses, inner ACKs) wait for the timer. */

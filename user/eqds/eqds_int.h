@@ -4,6 +4,7 @@
 #define EDGEQ_EQDS_INT_H
 
 #include "eqds.h"
+#include "arbiter.h"
 #include "pacer.h"
 #include "rtt.h"
 #include "infl.h"
@@ -131,11 +132,7 @@ struct eqds {
 	uint32_t		pull_batch;	/* pulls one PULL may grant: what the
 						 * link drains in PULL_BATCH_NS */
 	/* the wire arbiter (sender side) */
-	struct eqt_pacer	wire_pacer;
-	int64_t			deficit[EQT_NCLS];
-	uint32_t		cls_turn;
-	bool			turn_fed;	/* cls_turn had its quantum this turn */
-	uint32_t		rr[EQT_NCLS];	/* round robin cursor per class */
+	struct eqt_arbiter	arbiter;	/* the wire (core/arbiter.h) */
 };
 
 uint64_t eqds_rand(struct eqds *e);

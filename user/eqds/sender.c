@@ -397,12 +397,13 @@ void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t no
 	t->st.rts_sent++;
 }
 
-/* The first tunnel of class c, from the class's round-robin cursor, whose
- * head packet its credit covers (EQDS_MAX_PEERS if none), and that head's
- * queue.  *queued: whether the class has any packet at all. */
-static uint32_t cls_head(struct eqds *e, uint32_t c, struct eqt_q **head, bool *queued)
+/* The arbiter's pick (core/arbiter.h): the first tunnel of class c, from
+ * `from` on, whose head packet its credit covers, and that head's queue.
+ * *queued: whether the class has any packet at all. */
+static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, bool *queued)
 {
-	uint32_t n = live_count(e->tx_live), peer = e->rr[c];
+	struct eqds *e = ctx;
+	uint32_t n = live_count(e->tx_live), peer = from;
 
 	*queued = false;
 	for (uint32_t i = 0; i < n; i++, peer++) {
@@ -427,78 +428,21 @@ static uint32_t cls_head(struct eqds *e, uint32_t c, struct eqt_q **head, bool *
 	return EQDS_MAX_PEERS;
 }
 
+static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
+{
+	struct eqds *e = ctx;
+
+	send_one(e, peer, e->tx[peer], eqt_q_pop(q), now);
+}
+
+/* The wire arbiter (core/arbiter.c): DRR between the classes, round robin
+ * among tunnels within a class, a tunnel's retransmissions before its new
+ * data in any class (head_q), each packet on its tunnel's credit. */
 uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
 {
-	/* What each class lacked for its head at its last turn, since the
-	 * last packet sent: 0 if it had no turn. */
-	int64_t lack[EQT_NCLS] = { 0 };
+	const struct eqt_arbiter_io io = { e, pick, send_head };
 
-	eqt_pacer_update(&e->wire_pacer, now);
-	/* Deficit round robin between the classes, as classic DRR: a class
-	 * gets drr_quantum bytes at the start of its turn and sends while its
-	 * deficit covers its head; what is left stays for its next turn, so
-	 * any quantum, however small beside a packet, shares the link by
-	 * bytes.  A class with nothing its tunnels' credit covers passes its
-	 * turn; its deficit goes only when it has no packet at all.  Round
-	 * robin among peers within a class; a tunnel's retransmissions go
-	 * before its new data in any class. */
-	for (;;) {
-		struct eqt_q *q = NULL;
-		uint32_t c = e->cls_turn, peer = EQDS_MAX_PEERS, k;
-		int64_t len;
-
-		for (k = 0; k < EQT_NCLS; k++) {
-			bool queued;
-
-			c = (e->cls_turn + k) % EQT_NCLS;
-			peer = cls_head(e, c, &q, &queued);
-			if (peer < EQDS_MAX_PEERS)
-				break;
-			if (!queued) {
-				e->deficit[c] = 0;
-				if (c == e->cls_turn)
-					e->turn_fed = false;
-			}
-		}
-		if (peer == EQDS_MAX_PEERS)
-			return EQT_NO_DEADLINE;	/* the turn stays where it is */
-		if (c != e->cls_turn) {
-			e->cls_turn = c;
-			e->turn_fed = false;
-		}
-		len = q->head->len;
-		if (!e->turn_fed) {
-			if (lack[c]) {
-				/* Every class that can send came short since the
-				 * last send: skip the rounds in which none would
-				 * (a small quantum takes many). */
-				int64_t qn = e->cfg.drr_quantum, r = INT64_MAX;
-
-				for (uint32_t i = 0; i < EQT_NCLS; i++)
-					if (lack[i] && (lack[i] + qn - 1) / qn < r)
-						r = (lack[i] + qn - 1) / qn;
-				for (uint32_t i = 0; i < EQT_NCLS; i++)
-					if (lack[i])
-						e->deficit[i] += (r - 1) * qn;
-				memset(lack, 0, sizeof(lack));
-			}
-			e->deficit[c] += e->cfg.drr_quantum;
-			e->turn_fed = true;
-		}
-		if (e->deficit[c] < len) {
-			lack[c] = len - e->deficit[c];
-			e->cls_turn = (c + 1) % EQT_NCLS;
-			e->turn_fed = false;
-			continue;
-		}
-		/* The link carries the frame and its Ethernet framing. */
-		if (!eqt_pacer_take(&e->wire_pacer, (uint32_t)len + EQ_ETH_FRAMING))
-			return eqt_pacer_when(&e->wire_pacer, (uint32_t)len + EQ_ETH_FRAMING);
-		e->deficit[c] -= len;
-		send_one(e, peer, e->tx[peer], eqt_q_pop(q), now);
-		e->rr[c] = (peer + 1) % EQDS_MAX_PEERS;
-		memset(lack, 0, sizeof(lack));
-	}
+	return eqt_arbiter_run(&e->arbiter, &io, now);
 }
 
 /* Everything before `ack` arrived: a PULL's cumulative ack, or an ACK the
