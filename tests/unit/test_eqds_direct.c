@@ -81,7 +81,7 @@ struct fx {
 static struct fx *fx_new_delay(uint64_t link_bps, uint64_t ack_delay_ns)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct eqds_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
 	struct eqds_cfg cfg = {
 		.link_bps = link_bps, .mtu = MTU, .bdp_bytes = 64 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64,
@@ -411,7 +411,7 @@ static void sctl(struct sfx *f, uint8_t type, uint8_t flags, uint32_t ack, uint3
 static void cum_ack__frees_everything_before(void **state)
 {
 	struct sfx f = { 0 };
-	struct eqds_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver };
 	struct eqds_cfg cfg = {
 		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = 8 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64, .reorder_ns = 2000000,

@@ -197,8 +197,8 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 	/* TC's fast path sent this one already: ours is the copy to keep
 	 * until the ACK. */
 	if (fi.hdr.flags & EQ_F_FAST)
-		eqds_sent(a->eqds, slot, p, fi.hdr.seq_ack, now_ns());
-	else if (eqds_local(a->eqds, slot, p, now_ns()))
+		a->ops->fast_sent(a->sch, slot, p, fi.hdr.seq_ack, now_ns());
+	else if (a->ops->from_host(a->sch, slot, p, now_ns()))
 		a->cnt.edge_drops++;
 }
 
@@ -231,7 +231,7 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 		p->len = len;
 		p->l3_off = fi.inner_off;
 	}
-	eqds_wire(a->eqds, slot, &fi.hdr, p, now_ns());
+	a->ops->from_wire(a->sch, slot, &fi.hdr, p, now_ns());
 }
 
 /* Everything the wire's rings hold (up to what they can hold), what the
@@ -258,29 +258,11 @@ static unsigned int wire_rx_all(struct agent *a)
 static void publish(struct agent *a)
 {
 	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
-		struct eqds_peer_stats st;
 		struct eq_agent_peer v;
 
 		if (!a->active[s])
 			continue;
-		eqds_peer_stats(a->eqds, s, &st);
-		v = (struct eq_agent_peer){
-			.credit = st.credit, .highest_pull = st.highest_pull,
-			.tx_state = st.tx_state, .tx_epoch = st.tx_epoch,
-			.backlog_pkts = st.backlog_pkts, .backlog_bytes = st.backlog_bytes,
-			.inflight_bytes = st.inflight_bytes, .tx_data = st.tx_data,
-			.tx_rtx = st.tx_rtx, .rx_nacks = st.rx_nacks, .rto_fired = st.rto_fired,
-			.edge_drops = st.edge_drops, .edge_marks = st.edge_marks,
-			.rts_sent = st.rts_sent, .tx_fast = st.tx_fast,
-			.lease_bytes = st.lease_bytes, .pull_no = st.pull_no,
-			.pull_target = st.pull_target, .rx_expected = st.rx_expected,
-			.reorder_pkts = st.reorder_pkts, .rx_data = st.rx_data,
-			.rx_trimmed = st.rx_trimmed, .rx_dup = st.rx_dup, .rx_ooo = st.rx_ooo,
-			.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
-			.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
-			.infl_given_up = st.infl_given_up, .bdp = st.bdp, .srtt_us = st.srtt_us,
-			.rx_lost = st.rx_lost, .rx_late = st.rx_late,
-		};
+		a->ops->publish(a->sch, s, &v);
 		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
 	}
 }
@@ -294,7 +276,7 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 	if (alive && ag.flush_seq != ag.flush_done) {
 		uint32_t peer = ag.flush_peer;
 
-		eqds_flush(a->eqds, peer >= EQ_MAX_PEERS ? EQDS_ALL_PEERS : peer, now);
+		a->ops->flush(a->sch, peer, now);
 		fprintf(stderr, "edgeqd: %s: flushed %s\n", a->ifname,
 			peer >= EQ_MAX_PEERS ? "every tunnel" : "one tunnel");
 		ag.flush_done = ag.flush_seq;
@@ -322,45 +304,6 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 }
 
 /* --- setup ------------------------------------------------------------- */
-
-static void eqds_cfg_from(const struct eq_config *c, struct eqds_cfg *e)
-{
-	const struct eq_eqds_config *q = &c->eqds;
-	uint32_t mtu = c->mtu ? c->mtu : 1500;
-
-	*e = (struct eqds_cfg){
-		.link_bps = c->link_rate_bps ? c->link_rate_bps : 10000000000ULL,
-		.mtu = mtu,
-		.bdp_bytes = q->bdp_bytes,
-		.bdp_auto = !q->bdp_bytes,	/* not configured: it follows the RTT */
-		.rts = q->rts,
-		.edge_limit = q->edge_limit ? q->edge_limit : 100,
-		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
-		.reorder_limit = q->reorder_limit,
-		.reorder_ns = q->reorder_ns ? q->reorder_ns : 12000000,
-		.loss_ns = q->loss_ns,
-		.rto_ns = q->rto_ns ? q->rto_ns : 10000000,
-		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
-		.burst_ns = q->burst_ns,
-		.ack_delay_ns = q->ack_delay_ns,
-		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
-		.idle_ns = 10ULL * 1000000000ULL,
-	};
-	if (!e->reorder_limit) {
-		/* What the link delivers in 2 ms: a gap's resend comes a loss
-		 * window and a round trip later, and what arrives meanwhile
-		 * waits here.  128 packets held 150 us at 10 Gbit/s, and every
-		 * drop overflowed into the inner TCP as a loss. */
-		uint64_t n = e->link_bps / 8 / 500 / (mtu + 14);
-
-		e->reorder_limit = n < 128 ? 128 : n > 4096 ? 4096 : (uint32_t)n;
-	}
-	if (!e->bdp_bytes) {	/* 50 us at the link rate, at least 4 MTUs */
-		uint64_t b = e->link_bps / 8 * 50 / 1000000;
-
-		e->bdp_bytes = b < 4ULL * mtu ? 4 * mtu : (uint32_t)((b + mtu - 1) / mtu * mtu);
-	}
-}
 
 #define CREDIT_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_credit))
 
@@ -408,7 +351,7 @@ static void credit_open(struct agent *a)
 
 static int bell_rung(void *ctx, void *data, size_t len)
 {
-	return 0;	/* the ring only wakes us: eqds_run() reads eq_rx */
+	return 0;	/* the ring only wakes us: the scheme's run reads eq_rx */
 }
 
 /* Direct delivery (rx.h): eq_rx mapped, every tunnel's word closed (an
@@ -440,7 +383,7 @@ static void direct_rx_open(struct agent *a)
 	a->rx = m;
 	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
 		__atomic_store_n(&a->rx[i].order.word, 0, __ATOMIC_RELEASE);
-	eqds_set_rxmap(a->eqds, a->rx);
+	a->ops->set_maps(a->sch, NULL, a->rx);
 }
 
 /* How many receive queues the interface has (ETHTOOL_GCHANNELS, which
@@ -492,8 +435,9 @@ static int wire_open(struct agent *a, char *err, size_t len)
 
 int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
 {
-	struct eqds_io io = { a, io_send_data, io_send_ctl, io_deliver };
-	struct eqds_cfg ec;
+	struct eqt_io io = { a, io_send_data, io_send_ctl, io_deliver };
+	struct eqt_env env = { .io = &io, .pool = &a->pool };
+	char what[200];
 	char host_if[IF_NAMESIZE], peer_if[IF_NAMESIZE];
 	uint32_t zero = 0;
 
@@ -525,7 +469,8 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		}
 	}
 	a->owns_state = true;
-	if (a->cfg.scheme != EQ_SCHEME_EQDS) {
+	a->ops = eq_scheme_find(a->cfg.scheme);
+	if (!a->ops) {
 		snprintf(err, len, "%s is attached without 'scheme eqds': nothing for the agent to do",
 			 ifname);
 		return -1;
@@ -555,23 +500,22 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		return -1;
 	}
 	credit_open(a);
-	eqds_cfg_from(&a->cfg, &ec);
-	ec.no_lend = !a->lends;
-	a->eqds = eqds_new(&ec, &io, &a->pool, now_ns(), now_ns() ^ ((uint64_t)getpid() << 32));
-	if (!a->eqds) {
-		snprintf(err, len, "bad EQDS settings in the config: %s", strerror(errno));
+	env.cfg = &a->cfg;
+	env.lend = a->lends;
+	env.now = now_ns();
+	env.rand = env.now ^ ((uint64_t)getpid() << 32);
+	a->sch = a->ops->create(&env, err, len);
+	if (!a->sch)
 		return -1;
-	}
 	if (a->credit)
-		eqds_set_bucket(a->eqds, a->credit);
+		a->ops->set_maps(a->sch, a->credit, NULL);
 	direct_rx_open(a);
 	if (wire_open(a, err, len) ||
 	    eq_xsk_open(&a->host, peer_if, 0, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false, false,
 			err, len))
 		return -1;
-	fprintf(stderr, "edgeqd: %s: EQDS, link %llu bit/s, mtu %u, BDP %u bytes, %s mode; "
-		"wire socket in %s mode; fast path %s\n", ifname, (unsigned long long)ec.link_bps, ec.mtu,
-		ec.bdp_bytes, ec.rts ? "RTS" : "trimming",
+	a->ops->describe(a->sch, what, sizeof(what));
+	fprintf(stderr, "edgeqd: %s: %s; wire socket in %s mode; fast path %s\n", ifname, what,
 		a->wire.zero_copy ? "zero-copy" : "copy (zero copy not supported here)",
 		a->lends ? "on" : "off");
 	return 0;
@@ -611,16 +555,16 @@ int agent_run(struct agent *a)
 		 * on the first BATCH of them would resend the rest. */
 		n += wire_rx_all(a);
 		/* XDP delivered in-order DATA itself: the module reads what in
-		 * eq_rx (eqds_run), the ring only woke us. */
+		 * eq_rx (the scheme's run), the ring only woke us. */
 		if (a->bell)
 			ring_buffer__consume(a->bell);
 		now = now_ns();
-		next = eqds_run(a->eqds, now);
+		next = a->ops->run(a->sch, now);
 		eq_xsk_flush(&a->wire);
 		eq_xsk_flush(&a->host);
 		/* Only once what the module sent is on the wire: a fast send
 		 * must not overtake it. */
-		eqds_lease_sync(a->eqds, now);
+		a->ops->lease_sync(a->sch, now);
 		eq_xsk_flush(&a->wire);		/* an RTS it may have sent */
 		if (now >= a->next_beat) {
 			beat(a, now, true);
@@ -645,13 +589,13 @@ int agent_run(struct agent *a)
 								    : next - now;
 			struct timespec ts = { (time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL) };
 
-			/* XDP delivered something since eqds_run() looked: look
+			/* XDP delivered something since the scheme looked: look
 			 * again rather than leave it to the ACK timer. */
-			if (eqds_rx_direct_sleep(a->eqds, now + d))
+			if (a->ops->sleep(a->sch, now + d))
 				continue;
 			if (ppoll(pfd, nfd, &ts, NULL) < 0 && errno != EINTR)
 				return -errno;
-			eqds_rx_direct_awake(a->eqds);
+			a->ops->awake(a->sch);
 		}
 	}
 	return 0;
@@ -660,7 +604,7 @@ int agent_run(struct agent *a)
 void agent_close(struct agent *a)
 {
 	if (a->fd_agent >= 0 && a->owns_state) {
-		if (a->eqds)
+		if (a->sch)
 			publish(a);
 		beat(a, now_ns(), false);	/* TC applies on_agent_down at once */
 	}
@@ -670,8 +614,8 @@ void agent_close(struct agent *a)
 	for (uint32_t q = 0; q < a->nrxq; q++)
 		eq_xsk_close(&a->rxq[q]);
 	free(a->rxq);
-	if (a->eqds)
-		eqds_free(a->eqds);	/* takes every lease back */
+	if (a->sch)
+		a->ops->destroy(a->sch);	/* takes every lease back */
 	if (a->credit)
 		munmap(a->credit, CREDIT_MAP_LEN);
 	if (a->bell)

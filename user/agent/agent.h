@@ -2,7 +2,8 @@
 /*
  * edgeqd: the agent.  Two AF_XDP sockets (the wire: the attached
  * interface; the host: eqb<ifindex>, the far end of the internal veth TC
- * redirects tunnel traffic into), the control-loop module (EQDS), and the
+ * redirects tunnel traffic into), the control-loop module (a scheme:
+ * core/scheme.h, listed in schemes.c), and the
  * pinned maps it reads its config from and publishes its state to.
  */
 #ifndef EDGEQ_AGENT_H
@@ -13,7 +14,7 @@
 #include "edgeq/maps.h"
 #include "edgeq/lease.h"
 #include "edgeq/rx.h"
-#include "eqds.h"
+#include "schemes.h"
 #include "peertab.h"
 #include "xsk.h"
 
@@ -35,7 +36,8 @@ struct agent {
 	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
 	uint8_t			wire_mac[6];	/* the attached interface's */
 	struct eqt_pool		pool;
-	struct eqds		*eqds;
+	const struct eqt_scheme_ops *ops;	/* the scheme (core/scheme.h) ... */
+	void			*sch;		/* ... and its state */
 	struct peertab		peers;
 	bool			active[EQ_MAX_PEERS];	/* peers with state to publish */
 	struct eq_agent_counters cnt;	/* published in eq_agent */

@@ -29,7 +29,7 @@ static uint64_t burst(const struct eqds_cfg *c)
 	return b < 4ULL * c->mtu ? 4ULL * c->mtu : b;
 }
 
-struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
+struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 		      struct eqt_pool *pool, uint64_t now, uint64_t rand)
 {
 	struct eqds *e;

@@ -7,7 +7,7 @@
  * protocol, the credit invariant and where we depart from the paper.
  *
  * Pure C with an injected clock: every entry point takes `now` (ns).  The
- * module never touches a socket: it calls back into struct eqds_io to put
+ * module never touches a socket: it calls back into struct eqt_io to put
  * a packet on the wire or hand one to the local stack.  The agent
  * (user/agent/) drives it with four events, the nanoTransport set:
  *   a packet from the local stack   eqds_local()
@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "eqt.h"
 #include "hdr.h"
+#include "scheme.h"
 #include "edgeq/lease.h"
 #include "edgeq/rx.h"
 
@@ -74,18 +75,6 @@ struct eqds_cfg {
 					 * credit is lent (fast_path off) */
 };
 
-/* What the module asks of the agent.  send_data() gets a packet the module
- * keeps (for retransmission) and the header fields to stamp; the agent
- * copies the frame to the wire.  deliver() hands a received DATA packet to
- * the local stack; the module frees it after the call.  send_ctl() builds
- * and sends a control packet (PULL, ACK, NACK, RTS, RST) to the peer. */
-struct eqds_io {
-	void	*ctx;
-	void	(*send_data)(void *ctx, uint32_t peer, struct eqt_pkt *p,
-			     const struct eqt_hdr *h);
-	void	(*send_ctl)(void *ctx, uint32_t peer, const struct eqt_hdr *h);
-	void	(*deliver)(void *ctx, uint32_t peer, struct eqt_pkt *p);
-};
 
 /* Per-peer figures: the agent publishes them in a pinned map. */
 struct eqds_peer_stats {
@@ -122,7 +111,7 @@ enum eqds_tx_state { EQDS_TX_CLOSED = 0, EQDS_TX_SYN_SENT = 1, EQDS_TX_ESTABLISH
 struct eqds;
 
 /* NULL with errno on bad config or no memory. rand seeds the epochs. */
-struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqds_io *io,
+struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 		      struct eqt_pool *pool, uint64_t now, uint64_t rand);
 void eqds_free(struct eqds *e);
 
@@ -170,5 +159,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
  * what arrived), in bytes. */
 int64_t eqds_credit_sum(const struct eqds *sender, uint32_t peer_at_sender,
 			const struct eqds *receiver, uint32_t peer_at_receiver);
+
+/* EQDS behind the scheme interface (ops.c). */
+extern const struct eqt_scheme_ops eqds_ops;
 
 #endif /* EDGEQ_EQDS_H */

@@ -98,7 +98,7 @@ static inline uint32_t tx_backlog_pkts(const struct tx_tunnel *t)
 
 struct eqds {
 	struct eqds_cfg		cfg;
-	struct eqds_io		io;
+	struct eqt_io		io;
 	struct eqt_pool		*pool;
 	struct eq_credit	*bucket;	/* the fast path's leases, or NULL */
 	struct eq_rx		*rxmap;		/* direct delivery's words, or NULL */
