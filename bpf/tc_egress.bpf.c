@@ -334,7 +334,9 @@ int tc_egress(struct __sk_buff *skb)
 		return TC_ACT_SHOT;
 	}
 	ps = bpf_map_lookup_elem(&eq_peer_stats, &pv->peer);
-	if (cfg->scheme == EQ_SCHEME_EQDS) {
+	/* A peer of scheme none goes as scheme none goes, whatever the
+	 * attachment's agent runs for the others. */
+	if (cfg->scheme == EQ_SCHEME_EQDS && !(peer->flags & EQ_PEER_PLAIN)) {
 		__u32 agent = eq_agent_live_flags(cfg);
 
 		if (agent & EQ_AGENT_READY) {

@@ -11,7 +11,7 @@
 #include "cmd.h"
 
 /* The pin dir and config of an attachment with scheme eqds; 0 or exit status. */
-static int eqds_attachment(const struct eq_opts *o, char *dir, size_t len, struct eq_config *cfg)
+static int agent_attachment(const struct eq_opts *o, char *dir, size_t len, struct eq_config *cfg)
 {
 	struct eq_maps m;
 	struct stat st;
@@ -47,7 +47,7 @@ int cmd_agent(const struct eq_opts *o, const char *action)
 		eq_err("usage: edgeq agent start|stop IFACE");
 		return 2;
 	}
-	if ((rc = eqds_attachment(o, dir, sizeof(dir), &cfg)))
+	if ((rc = agent_attachment(o, dir, sizeof(dir), &cfg)))
 		return rc;
 	lock = eq_lock();
 	if (lock < 0)
@@ -84,7 +84,7 @@ int cmd_flush(const struct eq_opts *o)
 	__u64 age;
 	int rc;
 
-	if ((rc = eqds_attachment(o, dir, sizeof(dir), &cfg)))
+	if ((rc = agent_attachment(o, dir, sizeof(dir), &cfg)))
 		return rc;
 	if (!eq_agent_state(dir, &cfg, &ag, &age)) {
 		eq_err("%s: no live agent to flush ('edgeq agent start %s')", o->ifname, o->ifname);

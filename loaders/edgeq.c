@@ -64,7 +64,7 @@ static void usage(FILE *f)
 		"  agent start|stop IFACE   the agent of a 'scheme eqds' attachment\n"
 		"  flush IFACE [--peer ADDR]  drop the agent's tunnel state (all, or one peer)\n"
 		"  status [IFACE] [--json]\n"
-		"  peer add PREFIX via ADDR dev IFACE\n"
+		"  peer add PREFIX via ADDR [scheme none|eqds] dev IFACE\n"
 		"  peer del PREFIX dev IFACE\n"
 		"  peer list dev IFACE [--json]\n"
 		"  features                 check the kernel features edgeq needs\n"

@@ -27,7 +27,7 @@ static int open_iface(const char *ifname, struct eq_maps *m, struct eq_config *c
 	return rc;
 }
 
-static int peer_add(const char *ifname, const char *prefix, const char *via)
+static int peer_add(const char *ifname, const char *prefix, const char *via, const char *scheme)
 {
 	struct eq_prefix_key k;
 	struct eq_prefix_val v;
@@ -59,9 +59,31 @@ static int peer_add(const char *ifname, const char *prefix, const char *via)
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = eq_peer_add(&m, &k, &a, &slot);
+	/* The attachment's default scheme, or the one asked for; an agent
+	 * cannot be added to an attachment that runs none. */
+	__u32 sc = c.peer_scheme;
+
+	if (scheme && !strcmp(scheme, "none")) {
+		sc = EQ_SCHEME_NONE;
+	} else if (scheme && !strcmp(scheme, "eqds")) {
+		sc = EQ_SCHEME_EQDS;
+	} else if (scheme) {
+		eq_err("scheme '%s': use none or eqds", scheme);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (sc == EQ_SCHEME_EQDS && c.scheme != EQ_SCHEME_EQDS) {
+		eq_err("%s: attached without an agent (no peer of scheme eqds): a peer of scheme "
+		       "eqds needs one; say so in the config and attach again", ifname);
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = eq_peer_add(&m, &k, &a, c.scheme == EQ_SCHEME_EQDS && sc == EQ_SCHEME_NONE, &slot);
 	if (rc == -EEXIST)
 		eq_err("%s: prefix %s already goes to another peer; delete it first", ifname, prefix);
+	else if (rc == -EBUSY)
+		eq_err("%s: peer via %s has the other scheme; one underlay peer has one scheme", ifname,
+		       via);
 	else if (rc == -ENOSPC)
 		eq_err("%s: all %d peer slots are in use", ifname, EQ_MAX_PEERS);
 	else if (rc)
@@ -157,7 +179,7 @@ static int peer_list(const char *ifname, bool json)
 	return 0;
 }
 
-/* argv: add PREFIX via ADDR | del PREFIX | list  (dev IFACE is in o->ifname) */
+/* argv: add PREFIX via ADDR [scheme S] | del PREFIX | list  (dev IFACE is in o->ifname) */
 int cmd_peer(const struct eq_opts *o, int argc, char **argv)
 {
 	if (!o->ifname) {
@@ -165,12 +187,15 @@ int cmd_peer(const struct eq_opts *o, int argc, char **argv)
 		return 2;
 	}
 	if (argc == 4 && !strcmp(argv[0], "add") && !strcmp(argv[2], "via"))
-		return peer_add(o->ifname, argv[1], argv[3]);
+		return peer_add(o->ifname, argv[1], argv[3], NULL);
+	if (argc == 6 && !strcmp(argv[0], "add") && !strcmp(argv[2], "via") &&
+	    !strcmp(argv[4], "scheme"))
+		return peer_add(o->ifname, argv[1], argv[3], argv[5]);
 	if (argc == 2 && !strcmp(argv[0], "del"))
 		return peer_del(o->ifname, argv[1]);
 	if (argc == 1 && !strcmp(argv[0], "list"))
 		return peer_list(o->ifname, o->json);
-	eq_err("usage: edgeq peer add PREFIX via ADDR dev IFACE | peer del PREFIX dev IFACE | "
+	eq_err("usage: edgeq peer add PREFIX via ADDR [scheme none|eqds] dev IFACE | peer del PREFIX dev IFACE | "
 	       "peer list dev IFACE");
 	return 2;
 }

@@ -97,7 +97,10 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
 		       (unsigned long long)c.rx_ce, p.tx_seq, p.rx_seq_next,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
-		show_agent_peer(vw, v->peer);
+		printf(",\"scheme\":\"%s\"",
+		       vw->agent_peers >= 0 && !(p.flags & EQ_PEER_PLAIN) ? "eqds" : "none");
+		if (!(p.flags & EQ_PEER_PLAIN))
+			show_agent_peer(vw, v->peer);
 		printf("}");
 	} else {
 		printf("    %-24s %-18s %10llu %12llu %10llu %12llu %6llu  %s\n", pfx, via,
@@ -105,7 +108,10 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
 		       (unsigned long long)c.rx_ce,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
-		show_agent_peer(vw, v->peer);
+		if (p.flags & EQ_PEER_PLAIN)
+			printf("      scheme none: the plain tunnel, not the agent\n");
+		else
+			show_agent_peer(vw, v->peer);
 	}
 	vw->first = false;
 	return 0;

@@ -53,6 +53,9 @@ struct eq_prefix_val {
 /* Peer slot flags. */
 #define EQ_PEER_USED	0x1
 #define EQ_PEER_V6	0x2	/* underlay is IPv6 */
+#define EQ_PEER_PLAIN	0x4	/* scheme none in an attachment whose agent
+				 * runs another: TC tunnels it as scheme none
+				 * does, the agent never sees it */
 
 /* eq_peers (array, one slot per underlay endpoint): the peer's addresses
  * and sequence numbers, shared by every CPU.  What TC egress writes and what XDP ingress writes
@@ -178,7 +181,9 @@ struct eq_config {
 	__u32	copy_peer_ifindex;	/* eqd<ifindex>: the agent's end (XDP -> eq_xsks[2]) */
 	struct eq_eqds_config eqds;
 	__u32	agent_frame_max;	/* largest frame the agent's sockets take */
-	__u32	pad;
+	__u32	peer_scheme;		/* enum eq_scheme: a peer's unless it names
+					 * one (`scheme`); `scheme` above is eqds
+					 * when any peer is (the agent runs) */
 };
 
 /* The largest tunnel MTU of scheme eqds, whose every packet crosses an

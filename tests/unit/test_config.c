@@ -590,6 +590,45 @@ static void eq_cfg_parse__peer_v4(void **state)
 	eq_cfg_free(&cfg);
 }
 
+/* A peer's scheme: its own, or the config's.  Any eqds peer makes the
+ * attachment run an agent (scheme eqds), and its none peers plain; the
+ * config's scheme stays the default for `edgeq peer add`. */
+static void eq_cfg_parse__peer_scheme(void **state)
+{
+	struct eq_cfg cfg;
+
+	parse_ok("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2\n"
+		 "peer 10.2.0.0/16 via 10.0.0.3 scheme eqds\n", &cfg);
+	assert_int_equal(cfg.bpf.scheme, EQ_SCHEME_EQDS);
+	assert_int_equal(cfg.bpf.peer_scheme, EQ_SCHEME_NONE);
+	assert_int_equal(cfg.peers[0].scheme, EQ_SCHEME_NONE);
+	assert_true(cfg.peers[0].plain);
+	assert_int_equal(cfg.peers[1].scheme, EQ_SCHEME_EQDS);
+	assert_false(cfg.peers[1].plain);
+	eq_cfg_free(&cfg);
+	parse_ok("local 10.0.0.1\nscheme eqds\npeer 10.1.0.0/16 via 10.0.0.2 scheme none\n"
+		 "peer 10.2.0.0/16 via 10.0.0.3\n", &cfg);
+	assert_int_equal(cfg.bpf.scheme, EQ_SCHEME_EQDS);
+	assert_int_equal(cfg.bpf.peer_scheme, EQ_SCHEME_EQDS);
+	assert_true(cfg.peers[0].plain);
+	assert_false(cfg.peers[1].plain);
+	eq_cfg_free(&cfg);
+	/* All none: no agent, nobody plain. */
+	parse_ok("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme none\n", &cfg);
+	assert_int_equal(cfg.bpf.scheme, EQ_SCHEME_NONE);
+	assert_false(cfg.peers[0].plain);
+	eq_cfg_free(&cfg);
+	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme sird\n",
+		  NAME ":2: scheme 'sird': use none or eqds");
+	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 mode eqds\n",
+		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]");
+	/* One underlay peer, one scheme, whatever its prefixes. */
+	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme eqds\n"
+		  "peer 10.3.0.0/16 via 10.0.0.2\n",
+		  NAME ":3: peer via 10.0.0.2 is scheme none here and eqds on line 2: one "
+		  "underlay peer has one scheme");
+}
+
 static void eq_cfg_parse__peer_v6(void **state)
 {
 	struct eq_cfg cfg;
@@ -768,14 +807,14 @@ static void eq_cfg_parse__usage_errors(void **state)
 		{ "local 10.0.0.1\nentropy flow packet\n", NAME ":2: usage: entropy flow|packet" },
 		{ "local 10.0.0.1\nnode_id\n", NAME ":2: usage: node_id 0-65535" },
 		{ "local 10.0.0.1\nnode_id 1 2\n", NAME ":2: usage: node_id 0-65535" },
-		{ "local 10.0.0.1\npeer\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 via\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 10.0.0.3\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
+		{ "local 10.0.0.1\npeer\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 via\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 10.0.0.3\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
 		/* The third word must be "via", exactly. */
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 to 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 VIA 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 to 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 VIA 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
 	};
 
 	for (unsigned int i = 0; i < sizeof(e) / sizeof(e[0]); i++)
@@ -877,7 +916,7 @@ static void eq_cfg_parse__too_many_words(void **state)
 	parse_err("local 10.0.0.1\n\npeer 1 2 3 4 5 6 7 8 9 10 11 12\n",
 		  NAME ":3: too many words");
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 a b c d\n",
-		  NAME ":2: usage: peer PREFIX via ADDRESS");
+		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]");
 	parse_ok("local 10.0.0.1 # one two three four five six seven eight nine\n", &cfg);
 	eq_cfg_free(&cfg);
 }
@@ -1192,6 +1231,7 @@ int main(void)
 		cmocka_unit_test(eq_cfg_parse__node_id_default_low_16_bits),
 		cmocka_unit_test(eq_cfg_parse__node_id_default_from_first_local),
 		cmocka_unit_test(eq_cfg_parse__peer_v4),
+		cmocka_unit_test(eq_cfg_parse__peer_scheme),
 		cmocka_unit_test(eq_cfg_parse__peer_v6),
 		cmocka_unit_test(eq_cfg_parse__peer_prefix_normalised),
 		cmocka_unit_test(eq_cfg_parse__peer_prefix_family_independent_of_via),

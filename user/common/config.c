@@ -151,6 +151,53 @@ static int parse_number(struct eq_config *b, char **w, int nw)
 	return 0;
 }
 
+/* enum eq_scheme for a config word, or -1. */
+static int scheme_parse(const char *w)
+{
+	if (!strcmp(w, "none"))
+		return EQ_SCHEME_NONE;
+	if (!strcmp(w, "eqds"))
+		return EQ_SCHEME_EQDS;
+	return -1;
+}
+
+/* Each peer's scheme: its own, or the config's.  One underlay peer has
+ * one scheme, whatever prefixes go to it.  The attachment runs an agent
+ * (eq_config.scheme eqds) when any peer is eqds; its scheme none peers
+ * are then `plain`: TC tunnels them as scheme none does, and the agent
+ * never sees them.  `peer_scheme` keeps the default for `edgeq peer add`. */
+static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size_t errlen)
+{
+	struct eq_config *b = &cfg->bpf;
+	bool agent = b->scheme == EQ_SCHEME_EQDS;
+
+	b->peer_scheme = b->scheme;
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		struct eq_cfg_peer *p = &cfg->peers[i];
+
+		if (p->scheme < 0)
+			p->scheme = (int)b->scheme;
+		agent |= p->scheme == EQ_SCHEME_EQDS;
+		for (size_t j = 0; j < i; j++) {
+			char a[EQ_ADDRSTRLEN];
+
+			if (memcmp(&cfg->peers[j].via, &p->via, sizeof(p->via)) ||
+			    cfg->peers[j].scheme == p->scheme)
+				continue;
+			eq_addr_format(&p->via, a, sizeof(a));
+			return fail(err, errlen, name, p->line,
+				    "peer via %s is scheme %s here and %s on line %d: one underlay "
+				    "peer has one scheme", a, p->scheme ? "eqds" : "none",
+				    cfg->peers[j].scheme ? "eqds" : "none", cfg->peers[j].line);
+		}
+	}
+	if (agent)
+		b->scheme = EQ_SCHEME_EQDS;
+	for (size_t i = 0; i < cfg->npeers; i++)
+		cfg->peers[i].plain = agent && cfg->peers[i].scheme == EQ_SCHEME_NONE;
+	return 0;
+}
+
 /* One directive; words[0] is the keyword. */
 static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, int ln,
 		      char *err, size_t errlen)
@@ -209,11 +256,12 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		b->node_id = (__u16)v;
 		cfg->node_id_set = true;
 	} else if (!strcmp(w[0], "peer")) {
-		struct eq_cfg_peer p;
+		struct eq_cfg_peer p = { .scheme = -1, .line = ln };
 
-		WANT(4, "peer PREFIX via ADDRESS");
-		if (strcmp(w[2], "via"))
-			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS");
+		if ((nw != 4 && nw != 6) || strcmp(w[2], "via") || (nw == 6 && strcmp(w[4], "scheme")))
+			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS [scheme none|eqds]");
+		if (nw == 6 && (p.scheme = scheme_parse(w[5])) < 0)
+			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[5]);
 		if (eq_prefix_parse(w[1], &p.prefix))
 			return fail(err, errlen, name, ln, "'%s' is not a prefix (ADDRESS[/LEN])", w[1]);
 		if (eq_addr_parse(w[3], &p.via))
@@ -224,13 +272,12 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		if (add_peer(cfg, &p))
 			return fail(err, errlen, name, ln, "out of memory");
 	} else if (!strcmp(w[0], "scheme")) {
+		int sc;
+
 		WANT(2, "scheme none|eqds");
-		if (!strcmp(w[1], "none"))
-			b->scheme = EQ_SCHEME_NONE;
-		else if (!strcmp(w[1], "eqds"))
-			b->scheme = EQ_SCHEME_EQDS;
-		else
+		if ((sc = scheme_parse(w[1])) < 0)
 			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[1]);
+		b->scheme = (__u32)sc;
 	} else if (!strcmp(w[0], "on_agent_down")) {
 		WANT(2, "on_agent_down tunnel|pass|drop");
 		if (!strcmp(w[1], "tunnel"))
@@ -301,7 +348,7 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 		if (!(b->flags & (v4 ? EQ_CFG_HAS_V4 : EQ_CFG_HAS_V6)))
 			return fail(err, errlen, name, 0, "peer via %s needs a local %s address", a, v4 ? "IPv4" : "IPv6");
 	}
-	return 0;
+	return resolve_schemes(cfg, name, err, errlen);
 }
 
 int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *err, size_t errlen)

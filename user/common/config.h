@@ -30,6 +30,10 @@
 struct eq_cfg_peer {
 	struct eq_prefix_key	prefix;
 	struct eq_addr		via;
+	int			scheme;	/* enum eq_scheme, or -1: the config's `scheme` */
+	int			line;	/* where it was said (messages) */
+	bool			plain;	/* resolved: scheme none in an attachment
+					 * whose agent runs (EQ_PEER_PLAIN) */
 };
 
 struct eq_cfg {

@@ -6,12 +6,18 @@
 #include "peers.h"
 #include "stats.h"
 
-static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via, __u32 *slot)
+static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via, bool plain,
+			      __u32 *slot)
 {
 	struct eq_underlay_val uv;
 	struct eq_peer p;
 
 	if (bpf_map_lookup_elem(m->underlay, via, &uv) == 0) {
+		/* One underlay peer, one scheme. */
+		if (bpf_map_lookup_elem(m->peers, &uv.peer, &p))
+			return -errno;
+		if (!(p.flags & EQ_PEER_PLAIN) != !plain)
+			return -EBUSY;
 		*slot = uv.peer;
 		return 0;
 	}
@@ -27,7 +33,8 @@ static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via
 			return err;
 		memset(&p, 0, sizeof(p));
 		p.underlay = *via;
-		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6);
+		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6) |
+			  (plain ? EQ_PEER_PLAIN : 0);
 		if (bpf_map_update_elem(m->peers, &i, &p, BPF_ANY))
 			return -errno;
 		uv.peer = i;
@@ -65,7 +72,7 @@ int eq_prefix_set(const struct eq_maps *m, const struct eq_prefix_key *k, const 
 }
 
 int eq_peer_add(const struct eq_maps *m, const struct eq_prefix_key *prefix,
-		const struct eq_addr *via, __u32 *slot)
+		const struct eq_addr *via, bool plain, __u32 *slot)
 {
 	struct eq_prefix_val v = {};
 	struct eq_peer p;
@@ -79,7 +86,7 @@ int eq_peer_add(const struct eq_maps *m, const struct eq_prefix_key *prefix,
 		}
 		return -EEXIST;
 	}
-	err = find_or_alloc_slot(m, via, slot);
+	err = find_or_alloc_slot(m, via, plain, slot);
 	if (err)
 		return err;
 	v.peer = *slot;
