@@ -108,8 +108,9 @@ static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct
 		if (ip->frag_off & bpf_htons(IP_MF))
 			return BAD_FRAG;	/* a first fragment: edgeq always sends DF */
 		/* Our senders never use IP options; the stack would verify the
-		 * header checksum, so we must too before trusting any field. */
-		if (ihl != sizeof(*ip))
+		 * version and the header checksum, so we must too before
+		 * trusting any field. */
+		if (ihl != sizeof(*ip) || ip->version != 4)
 			return BAD_LEN;
 		if (eq_ipv4_hdr_csum(ip))
 			return BAD_CSUM;
@@ -137,6 +138,8 @@ static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct
 			return NOT_OURS;
 		if (!(cfg->flags & EQ_CFG_HAS_V6) || !addr16_eq(&ip6->daddr, &cfg->local6))
 			return NOT_OURS;
+		if (ip6->version != 6)
+			return BAD_LEN;
 		plen = bpf_ntohs(ip6->payload_len);
 		if (plen + sizeof(*ip6) > frame_l3)
 			return BAD_LEN;
@@ -152,6 +155,31 @@ static __always_inline enum verdict parse_outer(struct xdp_md *ctx, const struct
 	return NOT_OURS;
 }
 
+/* The inner IPv4 header's checksum, options included (0: it is right; 1:
+ * wrong, or the header runs past the frame).  The stack would drop a bad
+ * one; XDP checks it before its ECN rewrite patches the sum. */
+static __always_inline int inner_ipv4_csum(const struct iphdr *ip, const void *end)
+{
+	const __u16 *w = (const void *)ip;
+	__u32 words = ip->ihl * 2, sum = 0;
+
+	if (words == 10)
+		return eq_ipv4_hdr_csum(ip) != 0;
+	for (__u32 i = 0; i < 30; i++) {	/* a 60-byte header at most */
+		const __u16 *q = w + i;
+
+		if (i >= words)
+			break;
+		/* Keeps clang from folding the bound into pkt_end - 2, which
+		 * the verifier refuses. */
+		barrier_var(q);
+		if ((const void *)(q + 1) > end)
+			return 1;
+		sum += *q;
+	}
+	return eq_csum_fold(sum) != 0;
+}
+
 /* Check the inner packet against the lengths the outer headers promise and
  * apply the RFC 6040 ECN combination.  Returns a stats slot to bump on
  * failure, or NULL when the inner packet may be delivered. */
@@ -163,12 +191,16 @@ static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __
 	if (proto == EQ_PROTO_IPV4) {
 		struct iphdr *ip = inner;
 
-		if ((void *)(ip + 1) > end)
+		/* Against what the UDP length says, not the frame's end:
+		 * Ethernet padding would pass for a header. */
+		if (inner_len < sizeof(*ip) || (void *)(ip + 1) > end)
 			return &st->rx_drop_len;
 		if (ip->version != 4 || ip->ihl < 5)
 			return &st->rx_drop_inner;
-		if (bpf_ntohs(ip->tot_len) != inner_len)
+		if (bpf_ntohs(ip->tot_len) != inner_len || ip->ihl * 4U > inner_len)
 			return &st->rx_drop_len;
+		if (inner_ipv4_csum(ip, end))
+			return &st->rx_drop_csum;
 		*inner_ecn_out = ip->tos & EQ_ECN_MASK;
 		ecn = eq_ecn_decap(ip->tos, outer_ecn);
 		if (ecn == EQ_ECN_DROP)

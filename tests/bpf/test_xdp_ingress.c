@@ -845,6 +845,90 @@ static void xdp_ingress__outer_ipv6_extension_header_passes(void **state)
 	expect_stats(fx, &(struct eq_stats){ .rx_pass = 1 });
 }
 
+/* The outer IP version nibble: an EtherType says IPv4 (IPv6) but the
+ * header says otherwise, checksum right: rx_drop_len, not trusted. */
+static void xdp_ingress__outer_version_nibble_checked(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct iphdr *ip;
+	struct ipv6hdr *ip6;
+
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	encap_init(fx, &e, AF_INET);
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	ip = (struct iphdr *)(fx->in + fx->lay.l3);
+	ip->version = 5;
+	pkt_ipv4_fix_csum(fx->in + fx->lay.l3);
+	run_in(fx, fx->lay.len);
+	encap_init(fx, &e, AF_INET6);
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	ip6 = (struct ipv6hdr *)(fx->in + fx->lay.l3);
+	ip6->version = 4;
+	run_in(fx, fx->lay.len);
+	expect_drop(fx, .rx_drop_len = 2);
+	assert_int_equal(counters_a(fx).rx_packets, 0);
+}
+
+/* An inner IPv4 packet shorter than its own header, whose UDP length
+ * says so while Ethernet padding fills the frame out (a header's worth
+ * of bytes lie in the frame): rx_drop_len, checked against the UDP
+ * length, not the frame's end. */
+static void xdp_ingress__inner_shorter_than_a_header_dropped(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct iphdr *ip;
+
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	ip = (struct iphdr *)fx->inner;
+	ip->tot_len = htons(12);		/* what the UDP length will say */
+	pkt_ipv4_fix_csum(fx->inner);
+	encap_init(fx, &e, AF_INET);
+	e.inner_len = 12;
+	fx->lay = pkt_build_encap(fx->in, sizeof(fx->in), &e);
+	/* The rest of the inner packet stays in the frame: padding. */
+	memcpy(fx->in + fx->lay.inner, fx->inner, fx->inner_len);
+	run_in(fx, fx->lay.len + fx->inner_len - 12);
+	expect_drop(fx, .rx_drop_len = 1);
+}
+
+/* The inner IPv4 header checksum, with and without options: a wrong one
+ * is rx_drop_csum (the stack would drop it; XDP must not patch it for
+ * ECN first); a right one with options is delivered. */
+static void xdp_ingress__inner_ipv4_checksum_checked(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct iphdr *ip;
+
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	ip = (struct iphdr *)fx->inner;
+	ip->check ^= htons(0x0100);
+	encap_init(fx, &e, AF_INET);
+	run_encap(fx, &e);
+	assert_int_equal(fx->r.retval, XDP_DROP);
+	/* Options (8 bytes of NOPs and EOL), checksum right: delivered. */
+	make_inner(fx, AF_INET, IPPROTO_UDP, 0);
+	memmove(fx->inner + 28, fx->inner + 20, fx->inner_len - 20);
+	memset(fx->inner + 20, 1, 8);
+	fx->inner[27] = 0;
+	ip->ihl = 7;
+	fx->inner_len += 8;
+	ip->tot_len = htons((uint16_t)fx->inner_len);
+	pkt_ipv4_fix_csum(fx->inner);
+	assert_true(pkt_ipv4_csum_ok(fx->inner));
+	encap_init(fx, &e, AF_INET6);
+	run_encap(fx, &e);
+	check_decap(fx);
+	/* ... and a bit flipped in them: dropped. */
+	fx->inner[22] ^= 0x10;
+	encap_init(fx, &e, AF_INET6);
+	run_encap(fx, &e);
+	assert_int_equal(fx->r.retval, XDP_DROP);
+	expect_stats(fx, &(struct eq_stats){ .rx_drop_csum = 2, .rx_decap = 1 });
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -885,6 +969,9 @@ int main(void)
 		T(xdp_ingress__outer_ipv4_options_dropped),
 		T(xdp_ingress__ipv4_options_of_other_traffic_pass),
 		T(xdp_ingress__outer_ipv6_extension_header_passes),
+		T(xdp_ingress__outer_version_nibble_checked),
+		T(xdp_ingress__inner_shorter_than_a_header_dropped),
+		T(xdp_ingress__inner_ipv4_checksum_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
