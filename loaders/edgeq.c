@@ -55,22 +55,58 @@ static int libxdp_log(enum libxdp_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Each command: its usage line, what it does, and an example (`edgeq help
+ * CMD`, `edgeq CMD --help`). */
+static const struct command {
+	const char *name, *args, *what, *example;
+} commands[] = {
+	{ "attach", "IFACE --config FILE [--xdp-mode auto|native|generic] [--no-agent]",
+	  "hook edgeq to IFACE as FILE says (docs/config.md); with a peer of scheme eqds, also\n"
+	  "  start the agent (--no-agent: leave that to 'edgeq agent start')",
+	  "edgeq attach eth0 --config /etc/edgeq.conf" },
+	{ "detach", "IFACE", "unhook edgeq from IFACE: programs, pins, routes, the agent",
+	  "edgeq detach eth0" },
+	{ "agent", "start|stop IFACE", "start or stop the agent of an attachment that runs one",
+	  "edgeq agent stop eth0" },
+	{ "flush", "IFACE [--peer ADDR]", "drop the agent's tunnel state: every tunnel, or one peer's",
+	  "edgeq flush eth0 --peer 192.0.2.12" },
+	{ "status", "[IFACE] [--json]", "show attachments, peers, the agent and the counters",
+	  "edgeq status eth0 --json" },
+	{ "peer", "add PREFIX via ADDR [scheme none|eqds] dev IFACE | del PREFIX dev IFACE |\n"
+	  "        list dev IFACE [--json]",
+	  "change the peers of a live attachment (scheme: the config's unless given)",
+	  "edgeq peer add 10.1.2.0/24 via 192.0.2.12 dev eth0" },
+	{ "features", "", "check the kernel features edgeq needs", "edgeq features" },
+	{ "help", "[COMMAND]", "this text, or one command's", "edgeq help attach" },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
 static void usage(FILE *f)
 {
+	fprintf(f, "usage: edgeq [--netns NAME] [-v] COMMAND ...\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %s%s%s\n", commands[i].name, *commands[i].args ? " " : "",
+			commands[i].args);
 	fprintf(f,
-		"usage: edgeq [--netns NAME] [-v] COMMAND ...\n"
-		"  attach IFACE --config FILE [--xdp-mode auto|native|generic] [--no-agent]\n"
-		"  detach IFACE\n"
-		"  agent start|stop IFACE   the agent of a 'scheme eqds' attachment\n"
-		"  flush IFACE [--peer ADDR]  drop the agent's tunnel state (all, or one peer)\n"
-		"  status [IFACE] [--json]\n"
-		"  peer add PREFIX via ADDR [scheme none|eqds] dev IFACE\n"
-		"  peer del PREFIX dev IFACE\n"
-		"  peer list dev IFACE [--json]\n"
-		"  features                 check the kernel features edgeq needs\n"
+		"'edgeq help COMMAND' or 'edgeq COMMAND --help': what it does, with an example.\n"
 		"--netns NAME works on an interface in /run/netns/NAME (bpffs pins stay\n"
 		"visible, unlike 'ip netns exec'); 'nsenter --net=...' works too.\n"
-		"State is pinned under /sys/fs/bpf/edgeq/<ifname>/: see README.md.\n");
+		"State is pinned under /sys/fs/bpf/edgeq/<ifname>/: see README.md.\n"
+		"Exit status: 0 done, 1 failed, 2 usage error.\n");
+}
+
+static void command_usage(FILE *f, const struct command *c)
+{
+	fprintf(f, "usage: edgeq [--netns NAME] [-v] %s%s%s\n  %s\nexample:\n  %s\n", c->name,
+		*c->args ? " " : "", c->args, c->what, c->example);
 }
 
 int main(int argc, char **argv)
@@ -78,13 +114,13 @@ int main(int argc, char **argv)
 	struct eq_opts o = { .xdp_mode = "auto" };
 	char *pos[16];
 	int npos = 0;
+	bool help = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
+			help = true;	/* the command's, if one is named */
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o.verbose = verbose = true;
 		} else if (!strcmp(a, "--json")) {
@@ -109,8 +145,24 @@ int main(int argc, char **argv)
 		}
 	}
 	if (npos == 0) {
-		usage(stderr);
-		return 2;
+		usage(help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	if (!strcmp(pos[0], "help") || help) {
+		const char *name = !strcmp(pos[0], "help") ? (npos > 1 ? pos[1] : NULL) : pos[0];
+		const struct command *c = name ? command(name) : NULL;
+
+		if (!name) {
+			usage(stdout);
+			return 0;
+		}
+		if (!c) {
+			fprintf(stderr, "edgeq: no command '%s'\n", name);
+			usage(stderr);
+			return 2;
+		}
+		command_usage(stdout, c);
+		return 0;
 	}
 	libbpf_set_print(libbpf_log);
 	libxdp_set_print(libxdp_log);
@@ -140,7 +192,13 @@ int main(int argc, char **argv)
 		o.ifname = pos[1];
 		return cmd[0] == 'a' ? cmd_attach(&o) : cmd_detach(&o);
 	}
-	fprintf(stderr, "edgeq: unknown command or wrong arguments: '%s'\n", cmd);
+	/* A command with the wrong arguments gets its own usage. */
+	if (command(cmd)) {
+		fprintf(stderr, "edgeq: wrong arguments for '%s'\n", cmd);
+		command_usage(stderr, command(cmd));
+		return 2;
+	}
+	fprintf(stderr, "edgeq: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;
 }

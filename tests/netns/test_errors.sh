@@ -14,7 +14,9 @@
 #    an IPv6 prefix (and big enough for IPv4 only: attaches);
 #  - detach and status of an interface edgeq is not attached to;
 #  - usage errors (exit 2): unknown command, unknown option, missing
-#    arguments, bad --xdp-mode, bad peer arguments;
+#    arguments (with the command's own usage), bad --xdp-mode, bad peer
+#    arguments, help of an unknown command;
+#  - help (exit 0, stdout): `edgeq help`, `--help`, `help CMD`, `CMD --help`;
 #  - a peer prefix routed out of another interface (covered by a wider
 #    route, or a route for exactly that prefix): refused naming both
 #    devices, and the attach, half done by then, is rolled back whole.
@@ -180,19 +182,20 @@ usage_error() {		# usage_error REGEX DESC ARGS...
 	run "$EDGEQ" "$@"
 	fails 2 "$re" "$desc: exit 2"
 }
-usage_error "unknown command or wrong arguments: 'frobnicate'" "unknown command" \
+usage_error "unknown command 'frobnicate'" "unknown command" \
 	--netns "$TB_A" frobnicate "$TB_IFA"
 usage_error "unknown or incomplete option '--bogus'" "unknown option" --netns "$TB_A" --bogus status
 usage_error "unknown or incomplete option '--netns'" "--netns without a name" status --netns
 usage_error "unknown or incomplete option '--config'" "--config without a file" \
 	--netns "$TB_A" attach "$TB_IFA" --config
 usage_error "usage: edgeq" "no command at all"
-usage_error "unknown command or wrong arguments: 'attach'" "attach without an interface" \
+usage_error "usage: edgeq .*attach IFACE --config FILE" \
+	"attach without an interface (its own usage)" \
 	--netns "$TB_A" attach --config "$TB_TMP/a.conf"
 usage_error "attach needs --config FILE" "attach without --config" --netns "$TB_A" attach "$TB_IFA"
 usage_error "--xdp-mode must be auto, native or generic" "attach with --xdp-mode bad" \
 	--netns "$TB_A" attach "$TB_IFA" --config "$TB_TMP/a.conf" --xdp-mode bad
-usage_error "unknown command or wrong arguments: 'detach'" "detach with two interfaces" \
+usage_error "usage: edgeq .*detach IFACE\$" "detach with two interfaces (its own usage)" \
 	--netns "$TB_A" detach "$TB_IFA" "$TB_IFA"
 usage_error "peer commands need 'dev IFACE'" "peer list without dev" --netns "$TB_A" peer list
 usage_error "usage: edgeq peer add" "peer frob" --netns "$TB_A" peer frob dev "$TB_IFA"
@@ -200,7 +203,32 @@ usage_error "'10\.88\.0\.0/33' is not a prefix" "peer add of a bad prefix" \
 	--netns "$TB_A" peer add 10.88.0.0/33 via 10.77.0.2 dev "$TB_IFA"
 usage_error "'10\.77\.0' is not an IPv4 or IPv6 address" "peer add via a bad address" \
 	--netns "$TB_A" peer add 10.88.0.0/24 via 10.77.0 dev "$TB_IFA"
+usage_error "no command 'frob'" "help of an unknown command" help frob
 check_clean
+
+# ---- help: exit 0, on stdout ----
+
+helps() {		# helps REGEX DESC ARGS...: exit 0, REGEX on stdout
+	local re=$1 desc=$2 out rc
+	shift 2
+	out=$("$EDGEQ" "$@" 2>/dev/null); rc=$?
+	out=$(tr '\n' ' ' <<<"$out")	# one line: the regexes span lines
+	if [ "$rc" -eq 0 ] && has "$out" "$re"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "# exit $rc (want 0); stdout does$(has "$out" "$re" || echo " not") match: $re"
+	fi
+}
+helps "usage: edgeq .*  attach IFACE.*  peer add.*Exit status: 0 done, 1 failed, 2 usage error" \
+	"edgeq help: every command and the exit statuses" help
+helps "usage: edgeq" "edgeq --help" --help
+helps "attach IFACE --config FILE.*example:.*edgeq attach eth0 --config" "edgeq help attach: usage and example" \
+	help attach
+helps "attach IFACE --config FILE.*example:" "edgeq attach --help: the same" attach --help
+helps "peer add PREFIX via ADDR \\[scheme none\\|eqds\\].*example:.*edgeq peer add" \
+	"edgeq peer -h: the peer commands" --netns "$TB_A" peer -h
+helps "status \\[IFACE\\] \\[--json\\]" "edgeq help status" help status
 
 # ---- a prefix routed out of another interface ----
 
