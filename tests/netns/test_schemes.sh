@@ -78,6 +78,12 @@ check "the IPv4 data went through the EQDS tunnel (agent tx_data $d4 -> $d4b)" \
 	[ "$((d4b - d4))" -gt $((MB * 500)) ]
 check "the IPv6 data went through the plain tunnel ($t6 packets tunnelled, agent state none)" \
 	bash -c "[ \"\$1\" -gt $((MB * 500)) ] && [ \"\$2\" = none ]" _ "$t6" "$(peer_agent fd77::2/128 tx_data)"
+# README's way to read one peer: its slot from `peer list`, then one lookup.
+slot=$(eq_a peer list dev "$TB_IFA" --json | jq -r '.[] | select(.prefix == "10.77.0.2/32") | .slot' 2>/dev/null)
+one=$(bpftool -j map lookup pinned "$TB_PIN_A/eq_agent_peers" key "${slot:-9999}" 0 0 0 2>&1 |
+	jq -r '.formatted.value.tx_data // empty' 2>/dev/null)
+check "one peer's agent state by bpftool map lookup of its slot ($slot: tx_data $one)" \
+	[ "${one:-0}" -ge "$d4b" ]
 rx6b=$(plain_decap)
 check "B's XDP decapsulated the plain tunnel's packets itself, not as EQDS's direct delivery ($rx6 -> $rx6b)" \
 	[ "$((rx6b - rx6))" -gt $((MB * 500)) ]
