@@ -1168,6 +1168,31 @@ static struct ring_buffer *bell(struct fx *fx)
 
 #define ACK_DELAY_NS	(2 * 1000 * 1000)
 
+/* The agent alive, the word open at 1000, an ACK delay, wake_bytes. */
+static void delayed_open(struct fx *fx, uint32_t wake_bytes)
+{
+	xdp_alive(fx, true);
+	set_rx(fx, 1000, EQ_RX_OPEN);
+	set_ack_delay(fx, ACK_DELAY_NS, wake_bytes);
+}
+
+static void put_rx(struct fx *fx, const struct eq_rx *r)
+{
+	uint32_t slot = PKT_PEER_SLOT;
+
+	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, r, 0), 0);
+}
+
+/* Wait for the timer's ring (its callback runs in softirq context), up
+ * to 100 times the delay. */
+static void wait_rung(struct ring_buffer *rb)
+{
+	for (int i = 0; i < 100 && !rung; i++) {
+		usleep(ACK_DELAY_NS / 1000);
+		ring_buffer__consume(rb);
+	}
+}
+
 /* A small delivery with an ack delay: not rung at once but armed, and
  * rung once when the timer fires (a small RPC reaches its application
  * before the agent wakes). */
@@ -1176,19 +1201,12 @@ static void direct__a_small_delivery_rings_after_the_ack_delay(void **state)
 	struct fx *fx = *state;
 	struct ring_buffer *rb = bell(fx);
 
-	xdp_alive(fx, true);
-	set_rx(fx, 1000, EQ_RX_OPEN);
-	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	delayed_open(fx, 100000);
 	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
 	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
 	assert_int_equal(ring_buffer__consume(rb), 0);
-	/* The callback runs in softirq context: wait for it, up to 100
-	 * times the delay. */
-	for (int i = 0; i < 100 && !rung; i++) {
-		usleep(ACK_DELAY_NS / 1000);
-		ring_buffer__consume(rb);
-	}
+	wait_rung(rb);
 	assert_int_equal(rung, 1);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
 	assert_int_equal(get_rx(fx).pkts, 2);
@@ -1204,9 +1222,7 @@ static void direct__enough_unread_rings_at_once(void **state)
 	struct ring_buffer *rb = bell(fx);
 	uint32_t one;
 
-	xdp_alive(fx, true);
-	set_rx(fx, 1000, EQ_RX_OPEN);
-	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	delayed_open(fx, 100000);
 	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
 	one = (uint32_t)get_rx(fx).bytes;
@@ -1229,15 +1245,12 @@ static void direct__no_timer_when_the_agent_looks_soon(void **state)
 {
 	struct fx *fx = *state;
 	struct ring_buffer *rb = bell(fx);
-	uint32_t slot = PKT_PEER_SLOT;
 	struct eq_rx r;
 
-	xdp_alive(fx, true);
-	set_rx(fx, 1000, EQ_RX_OPEN);
-	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	delayed_open(fx, 100000);
 	r = get_rx(fx);
 	r.look_ns = 1;
-	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+	put_rx(fx, &r);
 	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_ARMED);
 	usleep(3 * ACK_DELAY_NS / 1000);
@@ -1247,12 +1260,9 @@ static void direct__no_timer_when_the_agent_looks_soon(void **state)
 	r = get_rx(fx);
 	r.dirty = EQ_RX_CLEAN;
 	r.look_ns = mono_ns() + 50 * ACK_DELAY_NS;
-	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+	put_rx(fx, &r);
 	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
-	for (int i = 0; i < 100 && !rung; i++) {
-		usleep(ACK_DELAY_NS / 1000);
-		ring_buffer__consume(rb);
-	}
+	wait_rung(rb);
 	assert_int_equal(rung, 1);
 	assert_true(mono_ns() < r.look_ns);	/* before the agent's own look */
 	ring_buffer__free(rb);
@@ -1263,17 +1273,14 @@ static void direct__the_timer_is_quiet_after_the_agent_looked(void **state)
 {
 	struct fx *fx = *state;
 	struct ring_buffer *rb = bell(fx);
-	uint32_t slot = PKT_PEER_SLOT;
 	struct eq_rx r;
 
-	xdp_alive(fx, true);
-	set_rx(fx, 1000, EQ_RX_OPEN);
-	set_ack_delay(fx, ACK_DELAY_NS, 100000);
+	delayed_open(fx, 100000);
 	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
 	r = get_rx(fx);
 	assert_int_equal(r.dirty, EQ_RX_ARMED);
 	r.dirty = EQ_RX_CLEAN;
-	assert_int_equal(bpf_map_update_elem(rx_fd(fx), &slot, &r, 0), 0);
+	put_rx(fx, &r);
 	usleep(3 * ACK_DELAY_NS / 1000);
 	assert_int_equal(ring_buffer__consume(rb), 0);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_CLEAN);
