@@ -262,9 +262,6 @@ static __always_inline void count_rx(__u32 *slot, __u32 inner_len, __u8 outer_ec
 	count_peer(slot, inner_len, outer_ecn, ecn);
 }
 
-/* What XDP delivered itself, for the agent's pulls and ACKs (rx.h): the
- * sender spent `spent` bytes on its `segs` seqs and asked for
- * pull_target.  The doorbell rings once until the agent has looked. */
 /* The ACK timer fired: ring, unless the agent looked meanwhile (CLEAN) or
  * the doorbell rang already (RUNG). */
 static int ack_timer_fired(void *map, __u32 *slot, struct eq_ack_timer *t)
@@ -292,6 +289,10 @@ static __always_inline long ack_timer_arm(__u32 *slot, __u64 delay_ns)
 	return bpf_timer_start(&t->t, delay_ns, 0);
 }
 
+/* What XDP delivered itself, for the agent's pulls and ACKs (rx.h): the
+ * sender spent `spent` bytes on its `segs` seqs and asked for
+ * pull_target.  The doorbell rings once until the agent has looked:
+ * after the ACK delay, or at once for a bulk flow. */
 static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const struct eq_hdr *eq,
 					   __u8 outer_ecn, __u32 spent, __u32 segs, __u64 delay_ns)
 {

@@ -61,13 +61,9 @@ static int peer_add(const char *ifname, const char *prefix, const char *via, con
 	}
 	/* The attachment's default scheme, or the one asked for; an agent
 	 * cannot be added to an attachment that runs none. */
-	__u32 sc = c.peer_scheme;
+	int sc = scheme ? eq_scheme_parse(scheme) : (int)c.peer_scheme;
 
-	if (scheme && !strcmp(scheme, "none")) {
-		sc = EQ_SCHEME_NONE;
-	} else if (scheme && !strcmp(scheme, "eqds")) {
-		sc = EQ_SCHEME_EQDS;
-	} else if (scheme) {
+	if (sc < 0) {
 		eq_err("scheme '%s': use none or eqds", scheme);
 		rc = -EINVAL;
 		goto out;

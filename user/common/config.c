@@ -151,8 +151,7 @@ static int parse_number(struct eq_config *b, char **w, int nw)
 	return 0;
 }
 
-/* enum eq_scheme for a config word, or -1. */
-static int scheme_parse(const char *w)
+int eq_scheme_parse(const char *w)
 {
 	if (!strcmp(w, "none"))
 		return EQ_SCHEME_NONE;
@@ -260,7 +259,7 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 
 		if ((nw != 4 && nw != 6) || strcmp(w[2], "via") || (nw == 6 && strcmp(w[4], "scheme")))
 			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS [scheme none|eqds]");
-		if (nw == 6 && (p.scheme = scheme_parse(w[5])) < 0)
+		if (nw == 6 && (p.scheme = eq_scheme_parse(w[5])) < 0)
 			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[5]);
 		if (eq_prefix_parse(w[1], &p.prefix))
 			return fail(err, errlen, name, ln, "'%s' is not a prefix (ADDRESS[/LEN])", w[1]);
@@ -275,7 +274,7 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		int sc;
 
 		WANT(2, "scheme none|eqds");
-		if ((sc = scheme_parse(w[1])) < 0)
+		if ((sc = eq_scheme_parse(w[1])) < 0)
 			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[1]);
 		b->scheme = (__u32)sc;
 	} else if (!strcmp(w[0], "on_agent_down")) {

@@ -50,6 +50,8 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 int eq_cfg_load(const char *path, struct eq_cfg *cfg, char *err, size_t errlen);
 void eq_cfg_free(struct eq_cfg *cfg);
 
+/* enum eq_scheme for a config word ("none", "eqds"), or -1. */
+int eq_scheme_parse(const char *w);
 /* Rate "10gbit", "500mbit", "1000000" (bit/s) -> bit/s; 0 or -EINVAL. */
 int eq_parse_rate(const char *s, __u64 *bps);
 /* Largest inner packet for a wire MTU and an outer family. */
