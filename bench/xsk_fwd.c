@@ -206,8 +206,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fs = eq_xsk_frame_size(w.cfg.mtu + 14);
-	if (eq_xsk_open(&w.wire, ifname, 0, fd_xsks, EQ_XSK_WIRE, fs, true, false, err, sizeof(err)) ||
-	    eq_xsk_open(&w.host, peer_if, 0, fd_xsks, EQ_XSK_AGENT, fs, false, false, err,
+	/* The agent's sockets' sizes (agent.c), so that only the work differs. */
+	if (eq_xsk_open(&w.wire, ifname, 0, fd_xsks, EQ_XSK_WIRE, fs, true, 2048, 2048, err,
+			sizeof(err)) ||
+	    eq_xsk_open(&w.host, peer_if, 0, fd_xsks, EQ_XSK_AGENT, fs, false, 2048, 2048, err,
 			sizeof(err))) {
 		fprintf(stderr, "xsk_fwd: %s\n", err);
 		goto out;

@@ -14,10 +14,8 @@
 #include "edgeq/maps.h"
 #include "xsk.h"
 
-#define NUM_FRAMES	4096
-#define RX_FRAMES	2048	/* frames [0, RX_FRAMES) circulate fill -> rx */
-#define RX_ONLY_FRAMES	1024	/* a socket that only receives (more queues) */
-#define RING		2048
+#define RING		2048	/* the TX and completion rings; the RX and fill
+				 * rings hold what the socket receives into */
 
 struct eq_xsk_rings {
 	struct xsk_ring_prod fill, tx;
@@ -27,7 +25,7 @@ struct eq_xsk_rings {
 static int try_open(struct eq_xsk *x, struct eq_xsk_rings *r, bool zc)
 {
 	struct xsk_socket_config scfg = {
-		.rx_size = RING, .tx_size = RING,
+		.rx_size = x->rx_frames, .tx_size = RING,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = (zc ? XDP_ZEROCOPY : XDP_COPY) | XDP_USE_NEED_WAKEUP,
 	};
@@ -36,11 +34,11 @@ static int try_open(struct eq_xsk *x, struct eq_xsk_rings *r, bool zc)
 }
 
 int eq_xsk_open(struct eq_xsk *x, const char *ifname, uint32_t queue, int xskmap_fd,
-		uint32_t key, uint32_t frame_size, bool try_zero_copy, bool rx_only, char *err,
-		size_t errlen)
+		uint32_t key, uint32_t frame_size, bool try_zero_copy, uint32_t rx_frames,
+		uint32_t tx_frames, char *err, size_t errlen)
 {
 	struct xsk_umem_config ucfg = {
-		.fill_size = RING, .comp_size = RING, .frame_size = frame_size,
+		.fill_size = rx_frames, .comp_size = RING, .frame_size = frame_size,
 	};
 	struct eq_xsk_rings *r;
 	uint32_t idx;
@@ -50,8 +48,13 @@ int eq_xsk_open(struct eq_xsk *x, const char *ifname, uint32_t queue, int xskmap
 	snprintf(x->ifname, sizeof(x->ifname), "%s", ifname);
 	x->frame_size = frame_size;
 	x->queue = queue;
-	x->nframes = rx_only ? RX_ONLY_FRAMES : NUM_FRAMES;
-	x->rx_frames = rx_only ? RX_ONLY_FRAMES : RX_FRAMES;
+	if (!rx_frames || (rx_frames & (rx_frames - 1)) || tx_frames > RING) {
+		snprintf(err, errlen, "%s: %u receive frames (a power of two) and %u to send "
+			 "(at most %u)", ifname, rx_frames, tx_frames, RING);
+		return -1;
+	}
+	x->nframes = rx_frames + tx_frames;
+	x->rx_frames = rx_frames;
 	r = calloc(1, sizeof(*r));
 	x->tx_free = calloc(x->nframes - x->rx_frames + 1, sizeof(uint64_t));
 	x->rings = r;
@@ -164,7 +167,7 @@ unsigned int eq_xsk_rx(struct eq_xsk *x, unsigned int budget,
 	}
 	/* The frames go straight back to the kernel: cb copied what it keeps. */
 	while (xsk_ring_prod__reserve(&r->fill, n, &idx_fill) != n)
-		;	/* cannot fail: fill + rx together hold exactly RX_FRAMES */
+		;	/* cannot fail: fill + rx together hold exactly rx_frames */
 	for (unsigned int i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&r->rx, idx_rx + i);
 

@@ -39,12 +39,13 @@ static inline uint32_t eq_xsk_frame_size(uint32_t frame)
 	return frame + 256 <= 2048 ? 2048 : 4096;
 }
 
-/* Opens the socket on ifname's queue and stores it at key in xskmap_fd.
- * rx_only: a socket that only receives (another receive queue), with a
- * smaller UMEM. */
+/* Opens the socket on ifname's queue and stores it at key in xskmap_fd,
+ * with rx_frames UMEM frames to receive into (a power of two: the RX and
+ * fill rings hold them all) and tx_frames to send from (0: a socket that
+ * only receives). */
 int eq_xsk_open(struct eq_xsk *x, const char *ifname, uint32_t queue, int xskmap_fd,
-		uint32_t key, uint32_t frame_size, bool try_zero_copy, bool rx_only, char *err,
-		size_t errlen);
+		uint32_t key, uint32_t frame_size, bool try_zero_copy, uint32_t rx_frames,
+		uint32_t tx_frames, char *err, size_t errlen);
 void eq_xsk_close(struct eq_xsk *x);
 int eq_xsk_fd(const struct eq_xsk *x);
 /* Hands up to budget received frames to cb (valid during the call only). */
