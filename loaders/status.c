@@ -40,7 +40,7 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u,"
 		       "\"tx_fast\":%llu,\"lease_bytes\":%llu,\"rx_direct\":%llu,\"pull_pkts\":%llu,"
 		       "\"infl_given_up\":%llu,\"bdp\":%u,\"srtt_us\":%u,\"rx_lost\":%llu,"
-		       "\"rx_late\":%llu}",
+		       "\"rx_late\":%llu,\"rx_relost\":%llu}",
 		       (long long)a.credit, a.tx_state, a.backlog_pkts,
 		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
@@ -52,7 +52,8 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       a.pull_no, a.rx_expected, (unsigned long long)a.tx_fast,
 		       (unsigned long long)a.lease_bytes, (unsigned long long)a.rx_direct,
 		       (unsigned long long)a.pull_pkts, (unsigned long long)a.infl_given_up, a.bdp,
-		       a.srtt_us, (unsigned long long)a.rx_lost, (unsigned long long)a.rx_late);
+		       a.srtt_us, (unsigned long long)a.rx_lost, (unsigned long long)a.rx_late,
+		       (unsigned long long)a.rx_relost);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
@@ -60,7 +61,7 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	printf("      agent: tunnel %s, BDP %u B (srtt %u us), credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
 	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
 	       "%llu RTS), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
-	       "%llu dup, %llu out of order, %llu gaps, %llu NACKed lost of which %llu came late), "
+	       "%llu dup, %llu out of order, %llu gaps, %llu NACKed lost of which %llu came late, %llu NACKs again), "
 	       "pulls %llu in %llu PULLs\n",
 	       a.tx_state < 3 ? states[a.tx_state] : "?", a.bdp, a.srtt_us, (long long)a.credit,
 	       (unsigned long long)a.lease_bytes, a.backlog_pkts,
@@ -73,7 +74,8 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	       (unsigned long long)a.rx_trimmed,
 	       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
 	       (unsigned long long)a.reorder_gaps, (unsigned long long)a.rx_lost,
-	       (unsigned long long)a.rx_late, (unsigned long long)a.pulls_sent,
+	       (unsigned long long)a.rx_late, (unsigned long long)a.rx_relost,
+	       (unsigned long long)a.pulls_sent,
 	       (unsigned long long)a.pull_pkts);
 }
 

@@ -284,6 +284,9 @@ struct eq_agent_peer {
 	__u64	rx_lost;		/* seqs NACKed as lost: missing while later
 					 * ones came (no trimming switch said so) */
 	__u64	rx_late;		/* ... of which the first send came after all */
+	__u64	rx_relost;		/* NACKs of those sent again: still missing a
+					 * re-report interval later (the NACK or the
+					 * resend was lost too) */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

@@ -517,7 +517,8 @@ static struct fx *fx_loss(void)
 }
 
 /* Seq 1 missing, 2 to 5 here: it is NACKed as lost exactly one window
- * after 2 came, once, and nothing else is. */
+ * after 2 came, again one re-report interval later, and nothing else
+ * is. */
 static void loss__a_gap_is_nacked_lost_after_the_window(void **state)
 {
 	struct fx *f = fx_loss();
@@ -531,9 +532,14 @@ static void loss__a_gap_is_nacked_lost_after_the_window(void **state)
 	eqds_run(f->e, t0 + 2 + LOSS_NS);
 	assert_int_equal(f->rec.n_lost, 1);
 	assert_int_equal(f->rec.lost[0], ISN + 1);
-	eqds_run(f->e, t0 + 5 * LOSS_NS);	/* within the reorder timeout */
-	assert_int_equal(f->rec.n_lost, 1);		/* asked once */
-	assert_int_equal(stats(f, 1).rx_lost, 1);
+	/* Asked once per re-report interval: two windows here (more than a
+	 * quarter of reorder_ns), within the reorder timeout. */
+	eqds_run(f->e, t0 + 2 + 3 * LOSS_NS - 1);
+	assert_int_equal(f->rec.n_lost, 1);
+	eqds_run(f->e, t0 + 2 + 3 * LOSS_NS);
+	assert_int_equal(f->rec.n_lost, 2);		/* the NACK or its resend was lost */
+	assert_int_equal(f->rec.lost[1], ISN + 1);
+	assert_int_equal(stats(f, 1).rx_lost, 1);	/* one seq */
 	assert_int_equal(f->rec.nacks, 0);
 	/* The resend fills the gap: everything goes up in order. */
 	data_as(f, 1, 1, EQ_T_DATA, EQ_F_SYN | EQ_F_RTX, t0 + 6 * LOSS_NS);
@@ -542,8 +548,8 @@ static void loss__a_gap_is_nacked_lost_after_the_window(void **state)
 	fx_free(f);
 }
 
-/* Each missing seq is asked for once, a trimmed one (NACKed already) not
- * at all.  Seqs found missing when the window ends are the ones missing
+/* Each missing seq is asked for once (until the re-report interval), a
+ * trimmed one (NACKed already) not at all.  Seqs found missing when the window ends are the ones missing
  * when it began (below the highest then held); gaps that opened since
  * get a window from then: a gap is asked for one to two windows after a
  * later packet came. */
@@ -570,7 +576,7 @@ static void loss__each_missing_seq_once_and_trimmed_ones_not(void **state)
 	assert_int_equal(f->rec.lost[1], ISN + 4);
 	assert_int_equal(f->rec.lost[2], ISN + 6);
 	assert_int_equal(f->rec.lost[3], ISN + 7);
-	eqds_run(f->e, t0 + 5 * LOSS_NS);
+	eqds_run(f->e, t0 + 2 + 3 * LOSS_NS - 1);	/* before the re-report interval */
 	assert_int_equal(f->rec.n_lost, 4);
 	assert_int_equal(stats(f, 1).rx_lost, 4);
 	assert_int_equal(f->rec.nacks, 1);

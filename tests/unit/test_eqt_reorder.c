@@ -5,9 +5,10 @@
  * within the queue go up in order, once; duplicates are dropped and
  * counted; a gap goes at exactly its timeout, and one in the way of a
  * packet beyond the queue at once; a seq missing a loss window after a
- * later one came is reported once, a NACKed one never; its first send
- * coming late doubles the window, up to half the timeout; a restart sends
- * everything up and starts a new numbering.
+ * later one came is reported, and again each re-report interval while it
+ * stays missing, a NACKed one never; its first send coming late doubles
+ * the window, up to half the timeout; a restart sends everything up and
+ * starts a new numbering.
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -143,9 +144,11 @@ static void losses_are_reported_once_and_nacked_ones_never(void **state)
 	eqt_reorder_timers(&q, &io, 7, t0 + 1 + 2 * LOSS);
 	assert_int_equal(R.n_lost, 2);
 	assert_int_equal(R.lost[1], 4);
-	eqt_reorder_timers(&q, &io, 7, t0 + 1 + 5 * LOSS);
+	/* Not again before the re-report interval (TMO / 4 here). */
+	eqt_reorder_timers(&q, &io, 7, t0 + 1 + 3 * LOSS);
 	assert_int_equal(R.n_lost, 2);
 	assert_int_equal(q.lost, 2);
+	assert_int_equal(q.relost, 0);
 	/* The resends (RTX) are not late; 1, 2 and 4 fill the gaps. */
 	assert_false(eqt_reorder_late(&q, 2, true));
 	in(&q, 1, t0 + 6 * LOSS);
@@ -153,6 +156,64 @@ static void losses_are_reported_once_and_nacked_ones_never(void **state)
 	in(&q, 4, t0 + 6 * LOSS);
 	up_in_order(0, 6);
 	assert_int_equal(q.late, 0);
+	eqt_reorder_fini(&q, &pool);
+}
+
+/* A seq reported lost and still missing (its NACK or its resend was lost
+ * too) is reported again each re-report interval, a quarter of the
+ * timeout, until it comes; a seq the scheme NACKed (trimmed) never is.
+ * Reported once only, such a gap held everything behind it for the
+ * whole timeout. */
+static void a_seq_still_missing_is_reported_again_until_it_comes(void **state)
+{
+	struct eqt_reorder q;
+	uint64_t t0 = 5000000, t1 = t0 + 1 + LOSS, every = TMO / 4;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	in(&q, 0, t0);
+	eqt_reorder_nacked(&q, 2);		/* trimmed: the scheme's to NACK */
+	in(&q, 3, t0 + 1);			/* 1 and 2 missing */
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t1), t1 + every);
+	assert_int_equal(R.n_lost, 1);
+	assert_int_equal(R.lost[0], 1);
+	eqt_reorder_timers(&q, &io, 7, t1 + every - 1);
+	assert_int_equal(R.n_lost, 1);
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t1 + every), t1 + 2 * every);
+	assert_int_equal(R.n_lost, 2);
+	assert_int_equal(R.lost[1], 1);
+	eqt_reorder_timers(&q, &io, 7, t1 + 2 * every);
+	assert_int_equal(R.n_lost, 3);
+	assert_int_equal(R.lost[2], 1);
+	assert_int_equal(q.lost, 1);		/* one seq lost, */
+	assert_int_equal(q.relost, 2);		/* reported twice more */
+	in(&q, 1, t1 + 2 * every + 1);		/* the resend */
+	in(&q, 2, t1 + 2 * every + 2);		/* and the trimmed one's */
+	up_in_order(0, 4);
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t1 + 5 * every), EQT_NO_DEADLINE);
+	assert_int_equal(R.n_lost, 3);
+	assert_int_equal(q.gaps, 0);
+	eqt_reorder_fini(&q, &pool);
+}
+
+/* The interval is never shorter than two loss windows: where resends
+ * are only slow, the window has grown, and so does the interval. */
+static void the_re_report_interval_follows_a_grown_loss_window(void **state)
+{
+	struct eqt_reorder q;
+	uint64_t t1 = 1 + 2 * LOSS;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, 2 * LOSS), 0);	/* 2 x 200 us > 250 */
+	in(&q, 0, 0);
+	in(&q, 2, 1);
+	assert_int_equal(eqt_reorder_timers(&q, &io, 7, t1), t1 + 4 * LOSS);
+	assert_int_equal(R.n_lost, 1);
+	eqt_reorder_timers(&q, &io, 7, t1 + TMO / 4);
+	assert_int_equal(R.n_lost, 1);
+	eqt_reorder_timers(&q, &io, 7, t1 + 4 * LOSS);
+	assert_int_equal(R.n_lost, 2);
+	assert_int_equal(q.gaps, 0);		/* before the gap's timeout */
+	in(&q, 1, t1 + 4 * LOSS + 1);
+	up_in_order(0, 3);
 	eqt_reorder_fini(&q, &pool);
 }
 
@@ -258,6 +319,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(losses_are_reported_once_and_nacked_ones_never, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_seq_still_missing_is_reported_again_until_it_comes,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(the_re_report_interval_follows_a_grown_loss_window,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(a_late_first_send_doubles_the_window_up_to_a_cap, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_restart_sends_everything_up_and_renumbers, setup,

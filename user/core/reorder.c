@@ -23,11 +23,14 @@ int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, u
 	lim = q->lim;
 	q->held = calloc(lim, sizeof(*q->held));
 	q->nacked = calloc(lim, sizeof(*q->nacked));
-	if (!lim || !q->held || !q->nacked) {
+	q->lostmark = calloc(lim, sizeof(*q->lostmark));
+	if (!lim || !q->held || !q->nacked || !q->lostmark) {
 		free(q->held);
 		free(q->nacked);
+		free(q->lostmark);
 		q->held = NULL;
 		q->nacked = NULL;
+		q->lostmark = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -40,8 +43,10 @@ void eqt_reorder_fini(struct eqt_reorder *q, struct eqt_pool *pool)
 			eqt_pkt_put(pool, q->held[i]);
 	free(q->held);
 	free(q->nacked);
+	free(q->lostmark);
 	q->held = NULL;
 	q->nacked = NULL;
+	q->lostmark = NULL;
 	q->n = 0;
 }
 
@@ -61,8 +66,10 @@ static void drain(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32
 		io->deliver(io->ctx, peer, p);
 	}
 	q->gap_since = q->n ? now : 0;
-	if (!q->n)
+	if (!q->n) {
 		q->mark_at = 0;		/* no gap: nothing to declare lost */
+		q->renack_at = 0;	/* ... nor missing still */
+	}
 }
 
 /* Gives up the gap at `expected`: on to the lowest seq held.  Gaps go one
@@ -95,6 +102,8 @@ void eqt_reorder_restart(struct eqt_reorder *q, const struct eqt_reorder_io *io,
 	while (q->n)
 		skip_gap(q, io, peer, now);
 	memset(q->nacked, 0, q->lim * sizeof(*q->nacked));	/* an old epoch's seqs */
+	memset(q->lostmark, 0, q->lim * sizeof(*q->lostmark));
+	q->renack_at = 0;
 	q->expected = expected;
 }
 
@@ -165,9 +174,45 @@ static bool nacked(const struct eqt_reorder *q, uint32_t seq)
 	return q->nacked[seq % q->lim] == seq + 1;
 }
 
+/* How long a seq reported lost may stay missing before it is reported
+ * again: a quarter of the reorder timeout, so that a lost NACK or a lost
+ * resend is asked for again three times before the gap is given up, and
+ * never sooner than two loss windows (which grow where resends are only
+ * slow). */
+static uint64_t renack_ns(const struct eqt_reorder *q)
+{
+	uint64_t quarter = q->timeout_ns / 4;
+
+	return 2 * q->loss_ns > quarter ? 2 * q->loss_ns : quarter;
+}
+
+/* Reports again the seqs reported lost that are still missing: the
+ * first report, or the resend it asked for, was lost on the way (a
+ * veth's full ring drops both directions' packets alike).  Reported
+ * once only, a seq whose NACK was lost held every packet behind it for
+ * the whole reorder timeout, and the inner TCP's timers fired meanwhile. */
+static void relosses(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
+		     uint64_t now)
+{
+	bool any = false;
+
+	if (!q->renack_at || now < q->renack_at)
+		return;
+	for (uint32_t s = q->expected; before(s, q->lost_hi) && s - q->expected < q->lim; s++) {
+		struct eqt_pkt *p = q->held[s % q->lim];
+
+		if ((p && p->seq == s) || q->lostmark[s % q->lim] != s + 1)
+			continue;	/* here, or not ours to report */
+		q->relost++;
+		io->lost(io->ctx, peer, s);
+		any = true;
+	}
+	q->renack_at = any ? now + renack_ns(q) : 0;
+}
+
 /* Seqs still missing once a later one has been here for the loss window
- * were lost on the way (no trimming switch told us): each is reported
- * once.  Those missing when the window ends are the ones missing below
+ * were lost on the way (no trimming switch told us): each is reported,
+ * once here (relosses() asks again).  Those missing when the window ends are the ones missing below
  * the highest held when it began; gaps that opened since get a window
  * from now, so a loss is reported one to two windows after a later packet
  * came.  A lost tail (nothing came after) is the sender's RTO's. */
@@ -187,8 +232,11 @@ static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, u
 		if ((p && p->seq == s) || nacked(q, s))
 			continue;	/* here, or NACKed already */
 		eqt_reorder_nacked(q, s);
+		q->lostmark[s % q->lim] = s + 1;
 		q->lost++;
 		io->lost(io->ctx, peer, s);
+		if (!q->renack_at)
+			q->renack_at = now + renack_ns(q);
 	}
 	q->lost_hi = q->mark_seq;
 	q->mark_at = 0;
@@ -208,10 +256,13 @@ uint64_t eqt_reorder_timers(struct eqt_reorder *q, const struct eqt_reorder_io *
 	if (!q->n)
 		return EQT_NO_DEADLINE;
 	lost = losses(q, io, peer, now);
+	relosses(q, io, peer, now);
 	if (now >= q->gap_since + q->timeout_ns)
 		skip_gap(q, io, peer, now);
 	if (!q->n)
 		return EQT_NO_DEADLINE;
+	if (q->renack_at && q->renack_at < lost)
+		lost = q->renack_at;
 	return q->gap_since + q->timeout_ns < lost ? q->gap_since + q->timeout_ns : lost;
 }
 
@@ -220,6 +271,7 @@ bool eqt_reorder_late(struct eqt_reorder *q, uint32_t seq, bool rtx)
 	if (rtx || !nacked(q, seq))
 		return false;
 	q->nacked[seq % q->lim] = 0;	/* once */
+	q->lostmark[seq % q->lim] = 0;
 	q->late++;
 	q->loss_ns = q->loss_ns < q->loss_max_ns / 2 ? q->loss_ns * 2 : q->loss_max_ns;
 	return true;

@@ -7,8 +7,10 @@
  * is behind it goes up without it.  Duplicates are counted and dropped.
  *
  * It also finds losses: a seq still missing once a later one has waited a
- * loss window was lost on the way, and is reported once (io->lost: a
- * scheme NACKs it).  Should it come after all (its first send, late),
+ * loss window was lost on the way, and is reported (io->lost: a scheme
+ * NACKs it).  Still missing a re-report interval later (the NACK or the
+ * resend was lost too), it is reported again, until it comes or its gap
+ * is given up.  Should it come after all (its first send, late),
  * eqt_reorder_late() says so, and the window doubles, up to a cap.  Seqs a
  * scheme NACKed itself (trimmed headers) are marked with
  * eqt_reorder_nacked() and never reported as lost.
@@ -33,6 +35,7 @@ struct eqt_reorder_io {
 struct eqt_reorder {
 	struct eqt_pkt	**held;		/* lim slots, by seq % lim */
 	uint32_t	*nacked;	/* seq + 1 once NACKed (trimmed or lost), by slot */
+	uint32_t	*lostmark;	/* seq + 1 once reported lost, by slot */
 	uint32_t	lim, n;		/* slots; packets held */
 	uint32_t	expected;	/* next seq to go up */
 	uint64_t	gap_since;	/* when the gap at `expected` opened */
@@ -44,9 +47,11 @@ struct eqt_reorder {
 	uint32_t	held_hi;	/* one past the highest seq held */
 	uint32_t	mark_seq, lost_hi;
 	uint64_t	mark_at;
+	uint64_t	renack_at;	/* seqs reported lost and still missing are
+					 * reported again then (0: none) */
 	/* counters: duplicates, arrivals out of order, gaps given up, seqs
-	 * reported lost, of which the first send came late */
-	uint64_t	dup, ooo, gaps, lost, late;
+	 * reported lost, of which the first send came late, reports again */
+	uint64_t	dup, ooo, gaps, lost, late, relost;
 };
 
 /* A queue of `lim` packets, rounded up to a power of two, expecting seq

@@ -251,6 +251,7 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->pull_pkts += from->pull_pkts;
 	to->rx_lost += from->rx_lost;
 	to->rx_late += from->rx_late;
+	to->rx_relost += from->rx_relost;
 }
 
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)

@@ -104,6 +104,7 @@ struct eqds_peer_stats {
 	uint64_t	pull_pkts;	/* PULL packets (one may grant several pulls) */
 	uint64_t	rx_lost;	/* seqs NACKed as lost (missing, later ones came) */
 	uint64_t	rx_late;	/* ... of which the first send came after all */
+	uint64_t	rx_relost;	/* NACKs sent again: still missing a while after */
 };
 
 enum eqds_tx_state { EQDS_TX_CLOSED = 0, EQDS_TX_SYN_SENT = 1, EQDS_TX_ESTABLISHED = 2 };

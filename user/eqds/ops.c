@@ -145,7 +145,7 @@ static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v)
 		.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
 		.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
 		.infl_given_up = st.infl_given_up, .bdp = st.bdp, .srtt_us = st.srtt_us,
-		.rx_lost = st.rx_lost, .rx_late = st.rx_late,
+		.rx_lost = st.rx_lost, .rx_late = st.rx_late, .rx_relost = st.rx_relost,
 	};
 }
 

@@ -93,6 +93,7 @@ void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st)
 	st->reorder_gaps = r->q.gaps;
 	st->rx_lost = r->q.lost;
 	st->rx_late = r->q.late;
+	st->rx_relost = r->q.relost;
 }
 
 void eqds_rx_free(struct eqds *e, uint32_t peer)
