@@ -51,7 +51,8 @@ int eq_tc_detach(int ifindex, int prog_fd, const struct eq_config *cfg);
 bool eq_tc_is_ours(int ifindex, int prog_fd, const struct eq_config *cfg);
 __u32 eq_prog_id(int prog_fd);
 
-/* routes.c: run ip(8) with argv, stdout and stderr into out.  Exit status, or -errno. */
+/* routes.c: run ip(8), or tc(8), as argv[0] says, with argv, stdout and
+ * stderr into out.  Exit status, or -errno. */
 int eq_run_ip(char *const argv[], char *out, size_t outlen);
 
 /* agent_veth.c: the internal veth eqa<ifindex>/eqb<ifindex> of scheme eqds,

@@ -28,7 +28,8 @@
 
 extern char **environ;
 
-/* Run ip with argv; capture stdout (and stderr) into out.  Exit status, or -errno. */
+/* Run iproute2's ip or tc (argv[0]) with argv; capture stdout (and
+ * stderr) into out.  Exit status, or -errno. */
 int eq_run_ip(char *const argv[], char *out, size_t outlen)
 {
 	posix_spawn_file_actions_t fa;
@@ -43,7 +44,7 @@ int eq_run_ip(char *const argv[], char *out, size_t outlen)
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	if (posix_spawnp(&pid, "ip", &fa, NULL, argv, environ)) {
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)) {
 		posix_spawn_file_actions_destroy(&fa);
 		close(pfd[0]);
 		close(pfd[1]);

@@ -42,6 +42,12 @@ check "$veth_a has no checksum, SG, TSO or GSO offload (the kernel segments ther
 offl=$(ip netns exec "$TB_A" ethtool -k "$veth_c" 2>/dev/null | grep -E '^(tx-checksumming|scatter-gather|tcp-segmentation-offload|generic-segmentation-offload):')
 check "$veth_c neither (the copies the agent keeps have complete checksums)" \
 	bash -c "[ -n \"\$1\" ] && ! grep -q ': on' <<<\"\$1\"" _ "$offl"
+# A queue on each, so that a full veth ring holds packets back (Linux
+# 6.16 and later) instead of dropping copies and handed packets.
+qd=$(for v in "$veth_a" "$veth_c"; do ip netns exec "$TB_A" tc qdisc show dev "$v" root; done)
+as_comment <<<"$qd"
+check "$veth_a and $veth_c have a pfifo queue of 1000 packets" \
+	test "$(grep -c '^qdisc pfifo .* root .*limit 1000p' <<<"$qd")" = 2
 
 agent_pid() {	# a|b
 	local ns=$TB_A ifc=$TB_IFA
