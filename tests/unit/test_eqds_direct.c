@@ -11,8 +11,9 @@
  *    acknowledged with one cumulative ACK;
  *  - DATA through the agent closes the word first: out of order it is
  *    held while XDP delivers nothing, and the word opens again, past it,
- *    once the queue is empty; a count XDP adds after the close is taken
- *    at the next look;
+ *    once the queue is empty and what the agent delivered is up the
+ *    host's stack (io.delivered); a count XDP adds after the close is
+ *    taken at the next look;
  *  - the sender frees everything before a cumulative ACK, and a fast
  *    send's copy that comes after one is not kept;
  *  - the pull pacer grants several pulls per PULL at high rates, never
@@ -36,6 +37,7 @@ struct rec {
 	unsigned	n_delivered;
 	unsigned	pull_pkts, pulls, acks, cum_acks, data;
 	uint32_t	pull_no, last_cum;
+	bool		on_the_way;	/* deliveries not yet up the stack */
 };
 
 static struct eq_rx rxmap[EQDS_MAX_PEERS];
@@ -71,6 +73,11 @@ static void rec_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 	r->delivered[r->n_delivered++] = seq;
 }
 
+static bool rec_delivered(void *ctx)
+{
+	return !((struct rec *)ctx)->on_the_way;
+}
+
 struct fx {
 	struct rec	rec;
 	struct eqt_pool	pool;
@@ -81,7 +88,7 @@ struct fx {
 static struct fx *fx_new_delay(uint64_t link_bps, uint64_t ack_delay_ns)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver, rec_delivered };
 	struct eqds_cfg cfg = {
 		.link_bps = link_bps, .mtu = MTU, .bdp_bytes = 64 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64,
@@ -285,6 +292,41 @@ static void direct__held_packets_close_the_word(void **state)
 	fx_free(f);
 }
 
+/* The agent delivered the packets it held; while they are on their way up
+ * (the host socket, the internal veth, tc_deliver), the word stays shut,
+ * and what comes meanwhile goes up through the agent behind them: XDP's
+ * next delivery would overtake them.  It opens at the lease sync after
+ * they are up.  Opened at once, it let the inner TCP see 2,100
+ * out-of-order arrivals in 4 s on a veth pair. */
+static void direct__opens_only_once_the_agents_deliveries_are_up(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+
+	agent_data(f, 0, 4);
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);	/* nothing on its way */
+	assert_true(xdp(1, 0, false));
+	agent_data(f, 3, 4);			/* 2 is missing: closed */
+	f->rec.on_the_way = true;		/* the agent's deliveries are */
+	agent_data(f, 2, 4);
+	assert_int_equal(f->rec.n_delivered, 3);	/* 0, 2, 3 */
+	assert_int_equal(word().parts.flags, 0);	/* nothing held, but shut */
+	assert_false(xdp(4, 0, false));
+	agent_data(f, 4, 8);			/* in order, through the agent */
+	assert_int_equal(f->rec.n_delivered, 4);
+	assert_int_equal(f->rec.delivered[3], ISN + 4);
+	eqds_lease_sync(f->e, f->now);
+	assert_int_equal(word().parts.flags, 0);	/* still on their way */
+	f->rec.on_the_way = false;
+	eqds_lease_sync(f->e, f->now);
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);
+	assert_int_equal(word().parts.next, ISN + 5);
+	assert_true(xdp(5, 0, false));
+	eqds_run(f->e, f->now);
+	assert_int_equal(stats(f).rx_data, 6);
+	assert_int_equal(stats(f).rx_dup, 0);
+	fx_free(f);
+}
+
 /* XDP took a seq, the agent closed the word before XDP added its count:
  * the count is taken at the next look all the same, and the packet is
  * in the order the agent continues from. */
@@ -411,7 +453,7 @@ static void sctl(struct sfx *f, uint8_t type, uint8_t flags, uint32_t ack, uint3
 static void cum_ack__frees_everything_before(void **state)
 {
 	struct sfx f = { 0 };
-	struct eqt_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 	struct eqds_cfg cfg = {
 		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = 8 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64, .reorder_ns = 2000000,
@@ -459,6 +501,7 @@ int main(void)
 		cmocka_unit_test(direct__the_agent_says_when_to_ring),
 		cmocka_unit_test(direct__the_agent_says_when_it_looks),
 		cmocka_unit_test(direct__held_packets_close_the_word),
+		cmocka_unit_test(direct__opens_only_once_the_agents_deliveries_are_up),
 		cmocka_unit_test(direct__a_count_after_the_close_is_taken),
 		cmocka_unit_test(direct__flush_closes_the_word),
 		cmocka_unit_test(pull__several_per_pull_at_high_rates),

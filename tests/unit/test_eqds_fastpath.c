@@ -86,7 +86,7 @@ struct fx {
 static struct fx *fx_new(bool rts)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 	struct eqds_cfg cfg = {
 		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = BDP, .rts = rts,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 128,
@@ -1122,8 +1122,8 @@ static void sim_setup(uint32_t npkt, uint32_t trim_at, uint64_t rto_ns, uint64_t
 		.rto_ns = rto_ns, .drr_quantum = 3000, .policy = EQDS_ASL_FIFO,
 		.idle_ns = 10000000000ULL,
 	};
-	struct eqt_io sio = { NULL, s_data, s_ctl, s_deliver };
-	struct eqt_io rio = { NULL, r_data, r_ctl, r_deliver };
+	struct eqt_io sio = { NULL, s_data, s_ctl, s_deliver, NULL };
+	struct eqt_io rio = { NULL, r_data, r_ctl, r_deliver, NULL };
 
 	rng_state = seed;
 	memset(&S, 0, sizeof(S));

@@ -51,7 +51,7 @@ static struct fx *fx_new(void)
 
 	assert_non_null(f);
 	assert_int_equal(eqt_pool_init(&f->pool, 256), 0);
-	f->io = (struct eqt_io){ &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	f->io = (struct eqt_io){ &f->rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 	f->cfg.mtu = 1500;
 	f->cfg.link_rate_bps = 1000000000ULL;
 	f->env = (struct eqt_env){ .cfg = &f->cfg, .io = &f->io, .pool = &f->pool, .now = 1000,

@@ -85,7 +85,7 @@ struct fx {
 static struct fx *fx_new(uint32_t reorder_limit, enum eqds_asl_policy policy)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 
 	assert_non_null(f);
 	f->cfg = (struct eqds_cfg){
@@ -406,7 +406,7 @@ static void asl__a_bucket_that_holds_the_lateness_keeps_the_rate(void **state)
 		f->cfg.burst_ns = big ? 1000000 : 0;
 		eqds_free(f->e);
 		f->e = eqds_new(&f->cfg, &(struct eqt_io){ &f->rec, rec_send_data, rec_send_ctl,
-							    rec_deliver }, &f->pool, 0, 42);
+							    rec_deliver, NULL }, &f->pool, 0, 42);
 		assert_non_null(f->e);
 		closed_loop_every(f, 3, 20, 250000);
 		got[big] = f->rec.pulls[1] + f->rec.pulls[2] + f->rec.pulls[3];
@@ -511,7 +511,7 @@ static struct fx *fx_loss(void)
 	f->cfg.loss_ns = LOSS_NS;
 	eqds_free(f->e);
 	f->e = eqds_new(&f->cfg, &(struct eqt_io){ &f->rec, rec_send_data, rec_send_ctl,
-						    rec_deliver }, &f->pool, 0, 42);
+						    rec_deliver, NULL }, &f->pool, 0, 42);
 	assert_non_null(f->e);
 	return f;
 }

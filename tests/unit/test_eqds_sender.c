@@ -80,7 +80,7 @@ static const struct eqds_cfg cfg0 = {
 static struct fx *fx_new_cfg(const struct eqds_cfg *cfg, uint32_t pool_pkts)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver };
+	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 
 	assert_non_null(f);
 	assert_int_equal(eqt_pool_init(&f->pool, pool_pkts), 0);

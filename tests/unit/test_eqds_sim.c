@@ -180,13 +180,13 @@ static void setup(int n, bool rts, double loss)
 	S.ctl_loss = loss;
 	S.trim_at = rts ? 200 : 8;
 	for (int i = 0; i < n; i++) {
-		struct eqt_io io = { (void *)(intptr_t)i, s_data, s_ctl, s_deliver };
+		struct eqt_io io = { (void *)(intptr_t)i, s_data, s_ctl, s_deliver, NULL };
 
 		assert_int_equal(eqt_pool_init(&S.sp[i], 4096), 0);
 		S.s[i] = eqds_new(&c, &io, &S.sp[i], 0, 1000 + i);
 		assert_non_null(S.s[i]);
 	}
-	struct eqt_io rio = { NULL, r_data, r_ctl, r_deliver };
+	struct eqt_io rio = { NULL, r_data, r_ctl, r_deliver, NULL };
 
 	assert_int_equal(eqt_pool_init(&S.rp, 4096), 0);
 	S.r = eqds_new(&c, &rio, &S.rp, 0, 7);

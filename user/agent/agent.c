@@ -140,6 +140,16 @@ static void io_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 	eq_xsk_tx(&a->host, f, n);
 }
 
+/* What the agent delivered went out of eqb, through eqa and tc_deliver,
+ * up to the attached interface's IP layer, which frees (orphans) each
+ * skb: its frame is then given back, and XDP may deliver after it. */
+static bool io_delivered(void *ctx)
+{
+	struct agent *a = ctx;
+
+	return eq_xsk_tx_done(&a->host);
+}
+
 /* --- frames in ------------------------------------------------------- */
 
 static void learn_route(struct agent *a, int slot, const uint8_t *f, const struct eqf_info *fi,
@@ -458,7 +468,7 @@ static int wire_open(struct agent *a, char *err, size_t len)
 
 int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
 {
-	struct eqt_io io = { a, io_send_data, io_send_ctl, io_deliver };
+	struct eqt_io io = { a, io_send_data, io_send_ctl, io_deliver, io_delivered };
 	struct eqt_env env = { .io = &io, .pool = &a->pool };
 	char what[200];
 	char host_if[IF_NAMESIZE], peer_if[IF_NAMESIZE];

@@ -217,6 +217,14 @@ int eq_xsk_tx(struct eq_xsk *x, const uint8_t *frame, uint32_t len)
 	return 0;
 }
 
+bool eq_xsk_tx_done(struct eq_xsk *x)
+{
+	if (!x->xsk)
+		return true;
+	reclaim(x);
+	return x->n_tx_free == x->nframes - x->rx_frames;
+}
+
 static uint32_t tx_outstanding(const struct xsk_ring_prod *tx)
 {
 	return tx->cached_prod - __atomic_load_n(tx->consumer, __ATOMIC_ACQUIRE);

@@ -55,6 +55,10 @@ unsigned int eq_xsk_rx(struct eq_xsk *x, unsigned int budget,
  * (counted in tx_drop). */
 int eq_xsk_tx(struct eq_xsk *x, const uint8_t *frame, uint32_t len);
 void eq_xsk_flush(struct eq_xsk *x);
+/* Every frame given to eq_xsk_tx() has been sent and given back by the
+ * kernel: in copy mode, once its skb was freed or orphaned (for one that
+ * goes up a host's stack, in ip_rcv()).  True for a socket not open. */
+bool eq_xsk_tx_done(struct eq_xsk *x);
 /* The socket's counters: the kernel's (XDP_STATISTICS: frames it could
  * not hand us) and ours. */
 struct eq_xsk_stats;

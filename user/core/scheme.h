@@ -33,13 +33,17 @@
  * keeps (for retransmission) and the header fields to stamp; the agent
  * copies the frame to the wire.  deliver() hands a received DATA packet to
  * the local stack; the scheme frees it after the call.  send_ctl() builds
- * and sends a control packet (PULL, ACK, NACK, RTS, RST) to the peer. */
+ * and sends a control packet (PULL, ACK, NACK, RTS, RST) to the peer.
+ * delivered() says whether everything deliver() was given has reached the
+ * host's IP layer (NULL: at once): XDP's own deliveries, which go up
+ * straight from the wire, would overtake the agent's still on their way. */
 struct eqt_io {
 	void	*ctx;
 	void	(*send_data)(void *ctx, uint32_t peer, struct eqt_pkt *p,
 			     const struct eqt_hdr *h);
 	void	(*send_ctl)(void *ctx, uint32_t peer, const struct eqt_hdr *h);
 	void	(*deliver)(void *ctx, uint32_t peer, struct eqt_pkt *p);
+	bool	(*delivered)(void *ctx);
 };
 
 /* What the agent starts a scheme with. */
@@ -72,7 +76,8 @@ struct eqt_scheme_ops {
 	/* The maps the scheme shares with TC and XDP (either may be NULL):
 	 * leases and backpressure (edgeq/lease.h), direct delivery (rx.h). */
 	void	(*set_maps)(void *s, struct eq_credit *credit, struct eq_rx *rx);
-	/* After what run() sent is on the wire: lend TC what it may send. */
+	/* After what run() sent and delivered is on its way: lend TC what it
+	 * may send, and let XDP deliver again where it waited for that. */
 	void	(*lease_sync)(void *s, uint64_t now);
 	/* Before the agent sleeps until `until`: true if it must not (XDP
 	 * delivered something meanwhile); and once it woke. */

@@ -144,8 +144,10 @@ bool eqds_rx_direct_sleep(struct eqds *e, uint64_t until);
 /* ... and woke up: XDP need not arm timers while it is awake. */
 void eqds_rx_direct_awake(struct eqds *e);
 /* Lends the credit of every established tunnel with an empty edge queue
- * to TC, tops the leases up, takes back shut ones.  Call it after what
- * eqds_run() sent is on the wire, so no fast send can overtake it. */
+ * to TC, tops the leases up, takes back shut ones, and opens direct
+ * delivery where it waited for the agent's deliveries (io.delivered).
+ * Call it after what eqds_run() sent and delivered is on its way, so
+ * that no fast send can overtake it. */
 void eqds_lease_sync(struct eqds *e, uint64_t now);
 /* Pacers, timers, sending: returns the next time it wants to run. */
 uint64_t eqds_run(struct eqds *e, uint64_t now);

@@ -102,6 +102,8 @@ struct eqds {
 	struct eqt_pool		*pool;
 	struct eq_credit	*bucket;	/* the fast path's leases, or NULL */
 	struct eq_rx		*rxmap;		/* direct delivery's words, or NULL */
+	bool			rx_open_waits;	/* a word stays shut until the agent's
+						 * deliveries are up (io.delivered) */
 	uint64_t		rng;
 	uint32_t		bdp_max;	/* cfg.bdp_bytes, or bdp_auto's cap */
 	uint64_t		now;	/* the latest time an entry point was given:
@@ -229,6 +231,7 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
 void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
 void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
 void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r);
+void eqds_rx_direct_retry(struct eqds *e);
 void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now);
 uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now);

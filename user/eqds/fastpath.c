@@ -327,6 +327,7 @@ void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket)
 void eqds_lease_sync(struct eqds *e, uint64_t now)
 {
 	clock_seen(e, now);
+	eqds_rx_direct_retry(e);
 	if (!e->bucket)
 		return;
 	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
