@@ -6,8 +6,6 @@
  * with epochs, and the wire arbiter (DRR between traffic classes, paced
  * at the link rate).  docs/eqds.md has the protocol.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,9 +551,6 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
 			eqds_tx_nacked(t, p, h->flags & EQ_F_LOST);
 		} else {
-			if (getenv("EQ_DBG"))
-				fprintf(stderr, "DBG nack-miss %u now %llu lost %d cum %u lo %u n %u next %u lease %d seq0 %u due %u\n",
-					h->seq_ack, (unsigned long long)now, !!(h->flags & EQ_F_LOST), t->cum_ack, t->infl.lo, t->infl.n, t->next_seq, t->lease_open, t->lease_seq0, t->copies_due);
 			eqds_tx_early_note(e, t, (h->flags & EQ_F_LOST) ? EARLY_LOST : EQ_T_NACK,
 					   h->seq_ack, now);
 		}
