@@ -12,7 +12,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +264,61 @@ static int check_mtus(const struct eq_cfg *cfg, unsigned int mtu, const char *if
 	return 0;
 }
 
+/* Is a an address of one of this host's interfaces (in this network
+ * namespace)?  1 yes, 0 no, -errno when they cannot be listed. */
+static int address_is_ours(const struct eq_addr *a)
+{
+	struct ifaddrs *list, *i;
+	bool v4 = eq_addr_is_v4(a);
+	int found = 0;
+
+	if (getifaddrs(&list))
+		return -errno;
+	for (i = list; i && !found; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (v4 && i->ifa_addr->sa_family == AF_INET)
+			found = !memcmp(&((struct sockaddr_in *)i->ifa_addr)->sin_addr, &a->a[12], 4);
+		else if (!v4 && i->ifa_addr->sa_family == AF_INET6)
+			found = !memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a->a, 16);
+	}
+	freeifaddrs(list);
+	return found;
+}
+
+/* Every 'local' address must be this host's: the tunnel's packets leave
+ * from it, and what peers send back goes to it.  One that is not (a typo,
+ * the config of another host) was accepted and black-holed the traffic. */
+static int check_locals(const struct eq_cfg *cfg, const char *ifname, const char *netns)
+{
+	const struct eq_addr *locals[2] = {
+		(cfg->bpf.flags & EQ_CFG_HAS_V4) ? &cfg->bpf.local4 : NULL,
+		(cfg->bpf.flags & EQ_CFG_HAS_V6) ? &cfg->bpf.local6 : NULL,
+	};
+
+	for (int k = 0; k < 2; k++) {
+		char s[EQ_ADDRSTRLEN];
+		int rc;
+
+		if (!locals[k])
+			continue;
+		rc = address_is_ours(locals[k]);
+		if (rc == 1)
+			continue;
+		eq_addr_format(locals[k], s, sizeof(s));
+		if (rc < 0)
+			eq_err("%s: cannot list this host's addresses to check 'local %s': %s", ifname,
+			       s, strerror(-rc));
+		else
+			eq_err("%s: 'local %s' is not an address of this host%s%s%s: the tunnel's packets "
+			       "would leave from it and the peers' replies go to it; add it (ip addr add "
+			       "%s/... dev %s) or set 'local' to one of this host's addresses", ifname, s,
+			       netns ? " (netns " : "", netns ? netns : "", netns ? ")" : "", s, ifname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const char *xdp_mode_name(const struct eq_config *c)
 {
 	return c->xdp_mode == EQ_XDP_NATIVE ? "native" : c->xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
@@ -452,10 +509,19 @@ int cmd_attach(const struct eq_opts *o)
 			cfg.bpf.mtu = EQ_AGENT_MTU_MAX;
 		}
 	} else if (mtu > 0 && cfg.bpf.mtu > (unsigned int)mtu) {
-		eq_info("%s: config mtu %u is above the interface's %d", o->ifname, cfg.bpf.mtu, mtu);
+		/* Tunnel packets that large cannot leave the interface: the
+		 * stack sends inner packets up to the route MTU attach sets
+		 * from it, and the largest were dropped (IPv6 pings of the
+		 * largest size failed after a warning). */
+		eq_err("%s: config mtu %u is above the interface's %d: tunnel packets that large "
+		       "cannot leave it; set 'mtu %d' or lower, or raise the interface's first (ip "
+		       "link set %s mtu %u)", o->ifname, cfg.bpf.mtu, mtu, mtu, o->ifname, cfg.bpf.mtu);
+		eq_cfg_free(&cfg);
+		return 1;
 	}
 	cfg.bpf.agent_frame_max = EQ_AGENT_FRAME_MAX;
-	if (check_mtus(&cfg, cfg.bpf.mtu, o->ifname) || eq_pin_dir(o->ifname, dir, sizeof(dir))) {
+	if (check_mtus(&cfg, cfg.bpf.mtu, o->ifname) || check_locals(&cfg, o->ifname, o->netns) ||
+	    eq_pin_dir(o->ifname, dir, sizeof(dir))) {
 		eq_cfg_free(&cfg);
 		return 1;
 	}

@@ -11,7 +11,9 @@
 #    no 'local', a peer via IPv6 without a local IPv6 address (whole-file
 #    checks: messages name the file);
 #  - interface not found; network namespace not found; MTU too small for
-#    an IPv6 prefix (and big enough for IPv4 only: attaches);
+#    an IPv6 prefix (and big enough for IPv4 only: attaches); an MTU above
+#    the interface's; a 'local' address (IPv4 or IPv6) that is not the
+#    host's;
 #  - detach and status of an interface edgeq is not attached to;
 #  - usage errors (exit 2): unknown command, unknown option, missing
 #    arguments (with the command's own usage), bad --xdp-mode, bad peer
@@ -155,6 +157,41 @@ fails 0 "attached to $TB_IFA" "mtu 1300 with IPv4 prefixes only: attaches"
 check "... with route mtu 1252" has "$(in_a ip -4 route show 10.77.0.2)" 'proto 233 .*mtu 1252'
 run "$EDGEQ" --netns "$TB_A" detach "$TB_IFA"
 fails 0 "detached from $TB_IFA" "... and detaches"
+check_clean
+conf mtubig <<EOF
+local 10.77.0.1
+mtu 1600
+peer 10.77.0.2/32 via 10.77.0.2
+EOF
+attach_a "$TB_TMP/mtubig.conf"
+fails 1 "$TB_IFA: config mtu 1600 is above the interface's 1500: .*set 'mtu 1500' or lower" \
+	"mtu 1600 on an interface of MTU 1500: exit 1, says what to set"
+check_clean
+
+# 'local' must be one of the host's addresses (of any interface in the
+# namespace): the tunnel sends from it and the peers answer to it.
+conf notours4 <<EOF
+local 10.77.9.9
+peer 10.77.0.2/32 via 10.77.0.2
+EOF
+attach_a "$TB_TMP/notours4.conf"
+fails 1 "$TB_IFA: 'local 10\.77\.9\.9' is not an address of this host \(netns $TB_A\)" \
+	"a local IPv4 address the host does not have: exit 1, names it and the netns"
+check_clean
+conf notours6 <<EOF
+local 10.77.0.1
+local fd77::99
+peer 10.77.0.2/32 via 10.77.0.2
+EOF
+attach_a "$TB_TMP/notours6.conf"
+fails 1 "'local fd77::99' is not an address of this host" "a local IPv6 address the host does not have: exit 1"
+check_clean
+in_a ip addr add 10.77.9.9/32 dev lo
+attach_a "$TB_TMP/notours4.conf"
+fails 0 "attached to $TB_IFA" "the same config once the address is on the host (on lo): attaches"
+run "$EDGEQ" --netns "$TB_A" detach "$TB_IFA"
+fails 0 "detached from $TB_IFA" "... and detaches"
+in_a ip addr del 10.77.9.9/32 dev lo
 check_clean
 
 # ---- not attached ----
