@@ -186,16 +186,16 @@ static bool hook_live(const char *dir, const char *name, int ifindex, const stru
 /* Show one pin directory; entry is its name under the pin root. */
 static int show_one(const char *dir, const char *entry, bool json, bool first)
 {
-	char ifname[IF_NAMESIZE + 1] = "", l4[EQ_ADDRSTRLEN] = "-", l6[EQ_ADDRSTRLEN] = "-";
+	char ifname[IF_NAMESIZE + 1], l4[EQ_ADDRSTRLEN] = "-", l6[EQ_ADDRSTRLEN] = "-";
 	struct eq_config c = {};
 	struct eq_stats s = {};
 	struct eq_maps m;
-	const char *at = strchr(entry, '@');
+	const char *at = strrchr(entry, '@');
 	bool here = at ? strtoull(at + 3, NULL, 10) == eq_netns_ino() : eq_netns_is_init();
 	bool tc = false, xdp = false;
 	int rc;
 
-	snprintf(ifname, sizeof(ifname), "%.*s", at ? (int)(at - entry) : IF_NAMESIZE, entry);
+	eq_pin_ifname(entry, ifname, sizeof(ifname));
 	rc = eq_maps_open(dir, &m);
 	if (rc) {
 		eq_err("%s: incomplete state at %s (%s); 'edgeq detach %s' cleans it", ifname, dir,

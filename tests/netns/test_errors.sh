@@ -13,7 +13,9 @@
 #  - interface not found; network namespace not found; MTU too small for
 #    an IPv6 prefix (and big enough for IPv4 only: attaches); an MTU above
 #    the interface's; a 'local' address (IPv4 or IPv6) that is not the
-#    host's;
+#    host's; an interface name with a dot (a VLAN device: bpffs refuses
+#    dots, so the pin directory spells it %2e): attaches, status and
+#    detach find it;
 #  - detach and status of an interface edgeq is not attached to;
 #  - usage errors (exit 2): unknown command, unknown option, missing
 #    arguments (with the command's own usage), bad --xdp-mode, bad peer
@@ -192,6 +194,30 @@ fails 0 "attached to $TB_IFA" "the same config once the address is on the host (
 run "$EDGEQ" --netns "$TB_A" detach "$TB_IFA"
 fails 0 "detached from $TB_IFA" "... and detaches"
 in_a ip addr del 10.77.9.9/32 dev lo
+check_clean
+
+# A VLAN device's name has a dot (eth0.100), which bpffs refuses in a
+# name: the pin directory spells it %2e, and status shows the name as it
+# is.  A veth named so stands in for the VLAN device (this kernel may lack
+# the 8021q module): the name is what is tested.
+VLAN=$TB_IFA.7
+in_a ip link add "$VLAN" type veth peer name "${TB_IFA}v7"
+in_a ip addr add 10.78.0.1/24 dev "$VLAN"
+in_a ip link set "${TB_IFA}v7" up
+in_a ip link set "$VLAN" up
+conf vlan <<EOF
+local 10.78.0.1
+peer 10.78.0.2/32 via 10.78.0.2
+EOF
+run "$EDGEQ" --netns "$TB_A" attach "$VLAN" --config "$TB_TMP/vlan.conf"
+fails 0 "attached to $VLAN" "an interface named with a dot ($VLAN): attaches"
+check "... its state is pinned under ${TB_IFA}%2e7@ns..." test -d "$(tb_pin_dir "$TB_A" "${TB_IFA}%2e7")"
+run "$EDGEQ" --netns "$TB_A" status --json
+check "... status names it as it is" jq_ok "$OUT" "[.interfaces[].ifname] | index(\"$VLAN\") != null"
+run "$EDGEQ" --netns "$TB_A" detach "$VLAN"
+fails 0 "detached from $VLAN" "... and detaches"
+check "... and leaves no pin directory" test ! -e "$(tb_pin_dir "$TB_A" "${TB_IFA}%2e7")"
+in_a ip link del "$VLAN"
 check_clean
 
 # ---- not attached ----

@@ -40,14 +40,41 @@ int eq_netns_is_init(void)
 
 int eq_pin_dir(const char *ifname, char *buf, size_t len)
 {
+	char name[3 * 64 + 1];
+	size_t k = 0;
 	int n;
 
+	for (const char *c = ifname; *c && k + 4 < sizeof(name); c++) {
+		if (*c == '.' || *c == '%' || *c == '@')
+			k += (size_t)snprintf(name + k, sizeof(name) - k, "%%%02x", (unsigned char)*c);
+		else
+			name[k++] = *c;
+	}
+	name[k] = '\0';
 	if (eq_netns_is_init())
-		n = snprintf(buf, len, "%s/%s", eq_pin_root(), ifname);
+		n = snprintf(buf, len, "%s/%s", eq_pin_root(), name);
 	else
-		n = snprintf(buf, len, "%s/%s@ns%llu", eq_pin_root(), ifname,
+		n = snprintf(buf, len, "%s/%s@ns%llu", eq_pin_root(), name,
 			     (unsigned long long)eq_netns_ino());
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+void eq_pin_ifname(const char *entry, char *ifname, size_t len)
+{
+	const char *at = strrchr(entry, '@');
+	size_t end = at && !strncmp(at, "@ns", 3) ? (size_t)(at - entry) : strlen(entry), k = 0;
+
+	for (size_t i = 0; i < end && k + 1 < len; i++) {
+		unsigned int v;
+
+		if (entry[i] == '%' && i + 2 < end && sscanf(entry + i + 1, "%2x", &v) == 1) {
+			ifname[k++] = (char)v;
+			i += 2;
+		} else {
+			ifname[k++] = entry[i];
+		}
+	}
+	ifname[k] = '\0';
 }
 
 int eq_path(char *buf, size_t len, const char *dir, const char *name)

@@ -4,7 +4,8 @@
  *
  * Maps and programs are pinned under EQ_PIN_ROOT/<ifname> for an interface
  * in the initial network namespace, and EQ_PIN_ROOT/<ifname>@ns<inode> for
- * one in another namespace (interface names are only unique per netns).
+ * one in another namespace (interface names are only unique per netns),
+ * with '.', '%' and '@' in <ifname> spelt %2e, %25 and %40 (eq_pin_dir()).
  * EDGEQ_PIN_ROOT in the environment overrides the root (tests use it).
  */
 #ifndef EDGEQ_PINS_H
@@ -29,8 +30,14 @@ const char *eq_pin_root(void);
 /* Inode of this thread's network namespace, and whether it is the initial one. */
 uint64_t eq_netns_ino(void);
 int eq_netns_is_init(void);
-/* Pin directory for ifname in the current netns. */
+/* Pin directory for ifname in the current netns: <root>/<name>, and
+ * <root>/<name>@ns<inode> outside the initial netns, where <name> is
+ * ifname with '.', '%' and '@' spelt %2e, %25 and %40 (bpffs refuses a
+ * '.' anywhere in a name, and VLAN devices are named eth0.100). */
 int eq_pin_dir(const char *ifname, char *buf, size_t len);
+/* The interface name a pin directory's name (its last component) stands
+ * for, into ifname (at least IF_NAMESIZE bytes). */
+void eq_pin_ifname(const char *entry, char *ifname, size_t len);
 
 /* dir/name into buf; -ENAMETOOLONG if it does not fit. */
 int eq_path(char *buf, size_t len, const char *dir, const char *name);
