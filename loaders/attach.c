@@ -525,6 +525,10 @@ int cmd_attach(const struct eq_opts *o)
 		eq_cfg_free(&cfg);
 		return 1;
 	}
+	if (eq_check_pins_visible()) {
+		eq_cfg_free(&cfg);
+		return 1;
+	}
 	eq_mount_bpffs();	/* a failure shows in the check below */
 	if (eq_check_features(false)) {
 		eq_err("%s: not attached ('edgeq features' lists what this kernel has)", o->ifname);

@@ -29,6 +29,10 @@ void eq_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* netns.c: move this process into /run/netns/NAME (bpffs stays the
  * host's, unlike `ip netns exec`). */
 int eq_enter_netns(const char *name);
+/* 0, or -EXDEV (said on stderr) when pins would vanish with this process:
+ * no bpffs at /sys/fs/bpf, in a mount namespace of its own (as `ip netns
+ * exec` makes). */
+int eq_check_pins_visible(void);
 
 /* routes.c: keep the inner stack's packets to a prefix small enough to be
  * encapsulated.  apply() returns the EQ_PFX_* flags saying what it did. */

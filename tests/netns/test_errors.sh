@@ -15,7 +15,8 @@
 #    the interface's; a 'local' address (IPv4 or IPv6) that is not the
 #    host's; an interface name with a dot (a VLAN device: bpffs refuses
 #    dots, so the pin directory spells it %2e): attaches, status and
-#    detach find it;
+#    detach find it; attach under 'ip netns exec' (a mount namespace whose
+#    /sys/fs/bpf is not the host's: the pins would vanish), refused;
 #  - detach and status of an interface edgeq is not attached to;
 #  - usage errors (exit 2): unknown command, unknown option, missing
 #    arguments (with the command's own usage), bad --xdp-mode, bad peer
@@ -218,6 +219,14 @@ run "$EDGEQ" --netns "$TB_A" detach "$VLAN"
 fails 0 "detached from $VLAN" "... and detaches"
 check "... and leaves no pin directory" test ! -e "$(tb_pin_dir "$TB_A" "${TB_IFA}%2e7")"
 in_a ip link del "$VLAN"
+check_clean
+
+# Under 'ip netns exec' the pins would land in a bpffs of the command's own
+# mount namespace, gone when it exits, with the hooks left on the
+# interface: refused, pointing at --netns.
+run ip netns exec "$TB_A" "$EDGEQ" attach "$TB_IFA" --config "$TB_TMP/a.conf"
+fails 1 "mount namespace of its own .*'edgeq --netns NAME" \
+	"attach under 'ip netns exec': exit 1, says why and what to run instead"
 check_clean
 
 # ---- not attached ----
