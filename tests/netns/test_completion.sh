@@ -7,7 +7,7 @@
 #  - the first word: the commands `edgeq help` lists, and the global
 #    options; after --netns, the namespaces in /run/netns;
 #  - interface names inside the namespace --netns names (not lo), for
-#    attach, status, agent start|stop, peer ... dev;
+#    attach, detach, status, flush, agent start|stop, peer ... dev;
 #  - each command's options and words: attach's --config (files),
 #    --xdp-mode (its three modes), agent's start|stop, peer's add|del|list
 #    and, after a prefix, via, scheme (none|eqds) and dev.
@@ -59,6 +59,10 @@ comp --netns "$TB_A" status ""
 check "status: the interfaces" holds "$TB_IFA"
 comp status "$TB_IFA" --
 check "status IFACE --: --json, --help" is --json --help
+comp --netns "$TB_A" detach ""
+check "detach: the interfaces" holds "$TB_IFA"
+comp flush "$TB_IFA" --
+check "flush IFACE --: --peer, --help" is --peer --help
 comp agent ""
 check "agent: start, stop" is start stop --help
 comp --netns "$TB_A" agent stop ""

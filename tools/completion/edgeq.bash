@@ -23,6 +23,16 @@ _edgeq_ifaces() {
 	fi | awk -F': ' '{ sub(/@.*/, "", $2); if ($2 != "lo") print $2 }'
 }
 
+# The command's interface while it has none (and the word is not an
+# option), its options after.  Uses cur, n and ns of _edgeq.
+_edgeq_iface_then() {
+	if [ "$n" -eq 0 ] && [[ $cur != -* ]]; then
+		COMPREPLY=($(compgen -W "$(_edgeq_ifaces "$ns")" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W "$*" -- "$cur"))
+	fi
+}
+
 _edgeq() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local ns="" cmd="" i w
@@ -66,26 +76,10 @@ _edgeq() {
 	done
 	local n=${#pos[@]}
 	case $cmd in
-	attach)
-		if [ "$n" -eq 0 ] && [[ $cur != -* ]]; then
-			COMPREPLY=($(compgen -W "$(_edgeq_ifaces "$ns")" -- "$cur"))
-		else
-			COMPREPLY=($(compgen -W "--config --xdp-mode --no-agent --help" -- "$cur"))
-		fi ;;
-	detach)
-		[ "$n" -eq 0 ] && COMPREPLY=($(compgen -W "$(_edgeq_ifaces "$ns") --help" -- "$cur")) ;;
-	status)
-		if [ "$n" -eq 0 ] && [[ $cur != -* ]]; then
-			COMPREPLY=($(compgen -W "$(_edgeq_ifaces "$ns")" -- "$cur"))
-		else
-			COMPREPLY=($(compgen -W "--json --help" -- "$cur"))
-		fi ;;
-	flush)
-		if [ "$n" -eq 0 ] && [[ $cur != -* ]]; then
-			COMPREPLY=($(compgen -W "$(_edgeq_ifaces "$ns")" -- "$cur"))
-		else
-			COMPREPLY=($(compgen -W "--peer --help" -- "$cur"))
-		fi ;;
+	attach) _edgeq_iface_then --config --xdp-mode --no-agent --help ;;
+	detach) _edgeq_iface_then --help ;;
+	status) _edgeq_iface_then --json --help ;;
+	flush) _edgeq_iface_then --peer --help ;;
 	agent)
 		case $n in
 		0) COMPREPLY=($(compgen -W "start stop --help" -- "$cur")) ;;
