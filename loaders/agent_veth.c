@@ -79,7 +79,10 @@ static int ip(char *err, size_t len, const char *what, char *const argv[])
 
 	if (rc) {
 		out[strcspn(out, "\n")] = '\0';
-		snprintf(err, len, "%s: %s", what, rc < 0 ? (argv[0][0] == 't' ? "cannot run tc (install iproute2)" : "cannot run ip (install iproute2)") : out);
+		if (rc < 0)
+			snprintf(err, len, "%s: cannot run %s (install iproute2)", what, argv[0]);
+		else
+			snprintf(err, len, "%s: %s", what, out);
 		return -EIO;
 	}
 	return 0;

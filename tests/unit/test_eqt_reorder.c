@@ -195,6 +195,35 @@ static void a_seq_still_missing_is_reported_again_until_it_comes(void **state)
 	eqt_reorder_fini(&q, &pool);
 }
 
+/* A seq reported after a round of re-reports was set is not in that
+ * round (it would be asked for again at once), but in the next. */
+static void a_seq_reported_later_waits_for_the_next_round(void **state)
+{
+	struct eqt_reorder q;
+	uint64_t t0 = 5000000, t1 = t0 + 1 + LOSS, every = TMO / 4;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	in(&q, 0, t0);
+	in(&q, 2, t0 + 1);			/* 1 missing */
+	eqt_reorder_timers(&q, &io, 7, t1);	/* 1 reported; a round set */
+	in(&q, 4, t1 + 1);			/* 3 missing */
+	eqt_reorder_timers(&q, &io, 7, t1 + 1 + LOSS);
+	assert_int_equal(R.n_lost, 2);
+	assert_int_equal(R.lost[1], 3);
+	eqt_reorder_timers(&q, &io, 7, t1 + every);
+	assert_int_equal(R.n_lost, 3);		/* 1 again, not 3 */
+	assert_int_equal(R.lost[2], 1);
+	eqt_reorder_timers(&q, &io, 7, t1 + 2 * every);
+	assert_int_equal(R.n_lost, 5);		/* both */
+	assert_int_equal(R.lost[3], 1);
+	assert_int_equal(R.lost[4], 3);
+	in(&q, 1, t1 + 2 * every + 1);
+	in(&q, 3, t1 + 2 * every + 2);
+	up_in_order(0, 5);
+	assert_int_equal(q.relost, 3);
+	eqt_reorder_fini(&q, &pool);
+}
+
 /* The interval is never shorter than two loss windows: where resends
  * are only slow, the window has grown, and so does the interval. */
 static void the_re_report_interval_follows_a_grown_loss_window(void **state)
@@ -320,6 +349,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(losses_are_reported_once_and_nacked_ones_never, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_seq_still_missing_is_reported_again_until_it_comes,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(a_seq_reported_later_waits_for_the_next_round,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(the_re_report_interval_follows_a_grown_loss_window,
 						setup, teardown),

@@ -333,7 +333,7 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 static uint32_t copy_frames(const struct agent *a)
 {
 	uint64_t want = a->cfg.link_rate_bps / 8 * COPY_HOLD_NS / 1000000000ULL /
-			(a->cfg.mtu + 38), n = 2048;	/* Ethernet header and framing */
+			(a->cfg.mtu + ETH_HLEN + EQ_ETH_FRAMING), n = 2048;
 
 	while (n < want && n < 8192)
 		n *= 2;

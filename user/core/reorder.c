@@ -190,11 +190,14 @@ static uint64_t renack_ns(const struct eqt_reorder *q)
  * first report, or the resend it asked for, was lost on the way (a
  * veth's full ring drops both directions' packets alike).  Reported
  * once only, a seq whose NACK was lost held every packet behind it for
- * the whole reorder timeout, and the inner TCP's timers fired meanwhile. */
+ * the whole reorder timeout, and the inner TCP's timers fired meanwhile.
+ * Only those reported before this round was set (below renack_hi): one
+ * reported just before it is asked for again a round later, not at once
+ * (one to two intervals after its report, as losses() has windows). */
 static void relosses(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
 		     uint64_t now)
 {
-	bool any = false;
+	bool missing = false;
 
 	if (!q->renack_at || now < q->renack_at)
 		return;
@@ -203,17 +206,20 @@ static void relosses(struct eqt_reorder *q, const struct eqt_reorder_io *io, uin
 
 		if ((p && p->seq == s) || q->lostmark[s % q->lim] != s + 1)
 			continue;	/* here, or not ours to report */
+		missing = true;
+		if (!before(s, q->renack_hi))
+			continue;	/* reported since the round was set */
 		q->relost++;
 		io->lost(io->ctx, peer, s);
-		any = true;
 	}
-	q->renack_at = any ? now + renack_ns(q) : 0;
+	q->renack_hi = q->lost_hi;
+	q->renack_at = missing ? now + renack_ns(q) : 0;
 }
 
 /* Seqs still missing once a later one has been here for the loss window
  * were lost on the way (no trimming switch told us): each is reported,
- * once here (relosses() asks again).  Those missing when the window ends are the ones missing below
- * the highest held when it began; gaps that opened since get a window
+ * once here (relosses() asks again).  Those missing when the window ends
+ * are the ones missing below the highest held when it began; gaps that opened since get a window
  * from now, so a loss is reported one to two windows after a later packet
  * came.  A lost tail (nothing came after) is the sender's RTO's. */
 static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, uint32_t peer,
@@ -235,8 +241,10 @@ static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, u
 		q->lostmark[s % q->lim] = s + 1;
 		q->lost++;
 		io->lost(io->ctx, peer, s);
-		if (!q->renack_at)
+		if (!q->renack_at) {
 			q->renack_at = now + renack_ns(q);
+			q->renack_hi = q->mark_seq;	/* what this round covers */
+		}
 	}
 	q->lost_hi = q->mark_seq;
 	q->mark_at = 0;

@@ -48,7 +48,8 @@ struct eqt_reorder {
 	uint32_t	mark_seq, lost_hi;
 	uint64_t	mark_at;
 	uint64_t	renack_at;	/* seqs reported lost and still missing are
-					 * reported again then (0: none) */
+					 * reported again then (0: none), */
+	uint32_t	renack_hi;	/* ... those below this */
 	/* counters: duplicates, arrivals out of order, gaps given up, seqs
 	 * reported lost, of which the first send came late, reports again */
 	uint64_t	dup, ooo, gaps, lost, late, relost;
