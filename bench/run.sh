@@ -10,7 +10,8 @@
 #      itself), through the edgeq tunnel (scheme none) and through EQDS
 #      (scheme eqds, agents on both hosts; with its inner TCP
 #      retransmissions and the agents' edge-queue drops); then again with
-#      GRO on.  Configurations are interleaved round by round so that drift
+#      GRO on, and both tunnels over the testbed's IPv6 underlay (inner IPv6
+#      to fd77::2: GSO segments numbered by the segment option).  Configurations are interleaved round by round so that drift
 #      and other tenants hit them alike.  iperf3 client on CPU 0, server on
 #      CPU 1 (placement changes veth TCP by up to 3x: docs/performance.md);
 #   3. the programs' own cost per packet under that TCP load (kernel BPF
@@ -68,6 +69,8 @@ set_config() {		# plain | xdp_pass | edgeq | eqds, each also with _gro
 	case $1 in
 	*_gro) in_a ethtool -K "$TB_IFA" gro on >/dev/null; in_b ethtool -K "$TB_IFB" gro on >/dev/null ;;
 	esac
+	TARGET=10.77.0.2
+	case $1 in *_v6) TARGET=fd77::2 ;; esac	# the testbed tunnels it over IPv6
 	sleep 0.3
 }
 
@@ -76,7 +79,7 @@ iperf_gbps() {		# prints Gbit/s; IPERF_RTX and IPERF_SEGS: the sender's
 	local json
 	ip netns exec "$TB_B" taskset -c 1 iperf3 -s -1 -D -p 5301 >/dev/null 2>&1
 	sleep 0.3
-	json=$(ip netns exec "$TB_A" taskset -c 0 iperf3 -c 10.77.0.2 -p 5301 -t "$SECS" -O 1 -J 2>/dev/null)
+	json=$(ip netns exec "$TB_A" taskset -c 0 iperf3 -c "$TARGET" -p 5301 -t "$SECS" -O 1 -J 2>/dev/null)
 	IPERF_RTX=$(jq -r '.end.sum_sent.retransmits // 0' <<<"$json" 2>/dev/null)
 	IPERF_SEGS=$(jq -r '(.end.sum_sent.bytes // 0) / 1400 | floor' <<<"$json" 2>/dev/null)
 	jq -r '(.end.sum_received.bits_per_second // 0) / 1e9 | . * 100 | round / 100' <<<"$json" 2>/dev/null
@@ -97,7 +100,7 @@ peer_stat() {		# FIELD of peer slot 0 of host A
 
 echo
 echo "== 2. TCP goodput, 1 flow, ${SECS} s x ${ROUNDS} rounds (client CPU 0, server CPU 1)"
-CONFIGS="plain xdp_pass edgeq eqds xdp_pass_gro edgeq_gro eqds_gro"
+CONFIGS="plain xdp_pass edgeq eqds xdp_pass_gro edgeq_gro eqds_gro edgeq_v6 eqds_v6"
 declare -A results rtx segs drops
 insitu=""
 for r in $(seq "$ROUNDS"); do
@@ -127,7 +130,7 @@ for r in $(seq "$ROUNDS"); do
 		fi
 		results[$c]+="${g:-0} "
 		extra=""
-		if [ "${c%_gro}" = eqds ]; then
+		if [ "${c%_*}" = eqds ]; then	# eqds, eqds_gro, eqds_v6
 			rtx[$c]=$(( ${rtx[$c]:-0} + ${IPERF_RTX:-0} ))
 			segs[$c]=$(( ${segs[$c]:-0} + ${IPERF_SEGS:-0} ))
 			d=$(edge_drops)
@@ -153,12 +156,14 @@ for c in $CONFIGS; do
 	edgeq_gro) ratio=$(awk -v a="$med" -v b="$med_plain" -v x="$med_xdp_pass_gro" 'BEGIN {printf "%.2fx plain, %.2fx xdp_pass_gro", a/b, a/x}') ;;
 	eqds) ratio=$(awk -v a="$med" -v b="$med_edgeq" 'BEGIN {printf "%.2fx scheme none", a/b}') ;;
 	eqds_gro) ratio=$(awk -v a="$med" -v b="$med_edgeq_gro" 'BEGIN {printf "%.2fx scheme none (gro)", a/b}') ;;
+	edgeq_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq" 'BEGIN {printf "%.2fx scheme none over IPv4", a/b}') ;;
+	eqds_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq_v6" 'BEGIN {printf "%.2fx scheme none (IPv6 underlay)", a/b}') ;;
 	esac
 	printf '  %-13s %8s  %-13s  %s\n' "$c" "$med" "[$rng]" "$ratio"
 	echo "bench tcp_$c gbps=$med range=$rng"
 done
 echo "  target: edgeq >= 0.8x plain TCP on the same path"
-for c in eqds eqds_gro; do
+for c in eqds eqds_gro eqds_v6; do
 	pct=$(awk -v r="${rtx[$c]:-0}" -v s="${segs[$c]:-0}" 'BEGIN {printf "%.3f", s ? 100 * r / s : 0}')
 	echo "  $c: inner TCP retransmits ${rtx[$c]:-0} of ~${segs[$c]:-0} segments (${pct} %), edge-queue drops ${drops[$c]:-0}"
 	echo "bench tcp_${c}_quality retrans=${rtx[$c]:-0} segs=${segs[$c]:-0} retrans_pct=$pct edge_drops=${drops[$c]:-0}"

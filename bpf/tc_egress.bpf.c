@@ -99,11 +99,11 @@ struct data_fields {
 };
 
 static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *cfg,
-				    __u8 proto, __u16 path, const struct data_fields *d)
+				    __u8 proto, __u16 path, __u32 opt_len, const struct data_fields *d)
 {
 	eq->ver_type = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_DATA);
 	eq->flags = d->flags;
-	eq->hdr_len = EQ_HDR_WORDS;
+	eq->hdr_len = EQ_HDR_WORDS + opt_len / 4;
 	eq->proto = proto;
 	eq->sender_id = bpf_htons(cfg->node_id);
 	eq->path_id = bpf_htons(path);
@@ -118,16 +118,18 @@ static __always_inline void fill_eq(struct eq_hdr *eq, const struct eq_config *c
  * underlay takes one seq per segment and the bytes of every segment's
  * frame: segmentation copies the header to each segment and counts the
  * outer IPv4 ID up from 0, and the receiver adds the ID to the seq
- * (wire.h), trimmed segments included.  Over IPv6 the segments would
- * share a seq: a GSO packet goes to the agent, which sends them one by
- * one.  Nor when this host runs XDP generically (`whole`): that is a
+ * (wire.h), trimmed segments included.  Over IPv6 a TCP GSO packet
+ * carries the segment option (`room` counts it), whose inner TCP seq
+ * numbers the segments in its stead; other GSO packets (UDP's) go to the
+ * agent there, which sends them one by one.  Nor when this host runs XDP
+ * generically (`whole`): that is a
  * veth whose MTU native XDP cannot take, and its peer, in the same mode,
  * keeps our TSO on and gets the GSO packet whole, one frame of up to
  * 64 KiB; XDP delivers it if it is next in order, but a frame for the
  * agent above its 3.5 KiB was dropped (rx_agent_too_big: 35 in one 4 MB
  * transfer at MTU 9000), and only an RTO repaired it. */
 static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *bucket,
-				      const struct inner_info *in, __u32 overhead, bool v6,
+				      const struct inner_info *in, __u32 room, bool numbered,
 				      bool gso, __u32 segs, bool whole, struct data_fields *d)
 {
 	__u32 frame = skb->len, hdrs, l4 = 8, seq, left;	/* encapsulated already */
@@ -135,10 +137,10 @@ static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *b
 	if (gso) {
 		struct tcphdr th;
 
-		if (v6 || whole || segs < 1 || segs > 0xffff || in->ihl < 20)
+		if (!numbered || whole || segs < 1 || segs > 0xffff || in->ihl < 20)
 			return false;
 		if (in->l4 == IPPROTO_TCP) {
-			if (bpf_skb_load_bytes(skb, ETH_HLEN + overhead + in->ihl, &th, sizeof(th)))
+			if (bpf_skb_load_bytes(skb, ETH_HLEN + room + in->ihl, &th, sizeof(th)))
 				return false;
 			l4 = th.doff * 4;
 		} else if (in->l4 != IPPROTO_UDP) {
@@ -146,7 +148,7 @@ static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *b
 		}
 		/* The GSO frame is the first segment's headers and all the
 		 * payload; each further segment repeats the headers. */
-		hdrs = ETH_HLEN + overhead + in->ihl + l4;
+		hdrs = ETH_HLEN + room + in->ihl + l4;
 		frame += (segs - 1) * hdrs;
 	}
 	d->need = frame;
@@ -191,6 +193,14 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	__u32 inner_len = skb->len - ETH_HLEN;
 	bool gso = skb->gso_size != 0;	/* plain TCP skbs have gso_segs 1, gso_size 0 */
 	__u32 segs = gso && skb->gso_segs ? skb->gso_segs : 1;
+	/* Over IPv6 a TCP GSO packet's segments are numbered by the segment
+	 * option (wire.h), for which the route MTU keeps room; over IPv4 by
+	 * the outer ID.  The segments of any other GSO packet share a seq,
+	 * which only EQDS's tunnels (the agent's peers) number. */
+	bool seg_opt = v6 && gso && in->l4 == IPPROTO_TCP && segs <= EQ_SEG_MAX &&
+		       skb->gso_size <= 0xffff && cfg->scheme == EQ_SCHEME_EQDS &&
+		       !(peer->flags & EQ_PEER_PLAIN);
+	__u32 opt_len = seg_opt ? EQ_OPT_SEG_LEN : 0, room = overhead + opt_len;
 	struct data_fields d = {};
 	__u64 flags;
 	__u32 entropy;
@@ -208,26 +218,27 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 						    : bpf_get_hash_recalc(skb);
 	path = entropy & EQ_SPORT_MASK;
 
-	flags = BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN) |
-		BPF_F_ADJ_ROOM_FIXED_GSO |
+	flags = BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_FIXED_GSO |
 		(v6 ? BPF_F_ADJ_ROOM_ENCAP_L3_IPV6 : BPF_F_ADJ_ROOM_ENCAP_L3_IPV4);
-	if (bpf_skb_adjust_room(skb, overhead, BPF_ADJ_ROOM_MAC, flags)) {
+	flags |= seg_opt ? BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN + EQ_OPT_SEG_LEN)
+			 : BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN);
+	if (bpf_skb_adjust_room(skb, room, BPF_ADJ_ROOM_MAC, flags)) {
 		st->tx_err_adjust++;
 		return TC_ACT_SHOT;
 	}
 	/* Only now, with nothing left that can fail: leased credit and its
 	 * seq cannot be given back. */
-	*fast = bucket && fast_take(skb, bucket, in, overhead, v6, gso, segs,
+	*fast = bucket && fast_take(skb, bucket, in, room, !v6 || seg_opt, gso, segs,
 				     cfg->xdp_mode == EQ_XDP_GENERIC, &d);
 	*need = d.need ? d.need : ~0u;	/* ~0: never on lease (IPv6 GSO, UDP GSO, ...) */
 	if (!*fast) {
-		/* Segments of one GSO packet share this seq; on IPv4 the
-		 * receiver adds the outer IP ID, which segmentation counts
-		 * up from 0.  The agent restamps what TC hands it. */
+		/* Segments of one GSO packet share this seq; the receiver
+		 * adds the index the outer IPv4 ID or the segment option
+		 * gives.  The agent restamps what TC hands it. */
 		d.seq = __sync_fetch_and_add(&peer->tx_seq, segs);
 	}
 
-	__u32 total = inner_len + overhead;	/* per-segment lengths are fixed up by GSO */
+	__u32 total = inner_len + room;	/* per-segment lengths are fixed up by GSO */
 
 	if (total > 0xffff)
 		total = 0xffff;
@@ -251,9 +262,22 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		/* Zero UDP checksum over IPv6 for a tunnel: RFC 6935/6936.  The
 		 * inner packet keeps its own checksums end to end. */
 		o.udp.check = 0;
-		fill_eq(&o.eq, cfg, in->proto, path, &d);
+		fill_eq(&o.eq, cfg, in->proto, path, opt_len, &d);
 		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
 			goto store_err;
+		if (seg_opt) {
+			struct eq_opt_seg so = { .kind = EQ_OPT_SEG, .len = EQ_OPT_SEG_LEN };
+			__be32 tcp_seq;
+
+			/* The inner TCP header's seq, 4 bytes in. */
+			if (bpf_skb_load_bytes(skb, ETH_HLEN + room + in->ihl + 4, &tcp_seq,
+					       sizeof(tcp_seq)))
+				goto store_err;
+			so.mss = bpf_htons(skb->gso_size);
+			so.tcp_seq0 = tcp_seq;
+			if (bpf_skb_store_bytes(skb, ETH_HLEN + sizeof(o), &so, sizeof(so), 0))
+				goto store_err;
+		}
 	} else {
 		struct outer_v4 o = {};
 
@@ -272,7 +296,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		o.udp.dest = bpf_htons(cfg->port);
 		o.udp.len = bpf_htons(total - sizeof(struct iphdr));
 		o.udp.check = 0;	/* optional over IPv4 */
-		fill_eq(&o.eq, cfg, in->proto, path, &d);
+		fill_eq(&o.eq, cfg, in->proto, path, 0, &d);
 		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
 			goto store_err;
 	}

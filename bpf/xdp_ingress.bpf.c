@@ -485,6 +485,16 @@ int xdp_ingress(struct xdp_md *ctx)
 	}
 
 	seq = bpf_ntohl(eq->data.seq) + o.ip_id;
+	if (eq_len > EQ_HDR_LEN) {
+		/* A segment of a TCP GSO packet over IPv6 (wire.h). */
+		int idx = eq_seg_of(eq, end);
+
+		if (idx < 0) {
+			st->rx_drop_seg++;
+			return XDP_DROP;
+		}
+		seq += idx;
+	}
 	if (rx) {
 		__u32 spent, segs = gso_segs(eq, (void *)eq + (eq_len & 0x3ff), end,
 					     ETH_HLEN + o.l3_len + sizeof(struct udphdr) + eq_len,

@@ -124,7 +124,8 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 static void show_agent_counters(const struct eq_agent *ag, bool json)
 {
 	static const char *const cnames[] = { "frames_bad", "no_peer", "pool_empty", "ctl_noroute",
-					      "ecn_drops", "edge_drops", "csum_completed" };
+					      "ecn_drops", "edge_drops", "csum_completed",
+					      "seg_unnumbered" };
 	static const char *const snames[] = { "rx_pkts", "tx_pkts", "rx_dropped", "rx_ring_full",
 					      "rx_fill_empty", "rx_invalid", "tx_invalid", "tx_no_room" };
 	static const char *const socks[EQ_XSK_MAX] = { "wire", "host", "copy" };

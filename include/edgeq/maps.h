@@ -234,6 +234,8 @@ struct eq_agent_counters {
 	__u64	ecn_drops;		/* CE outer over Not-ECT inner (RFC 6040) */
 	__u64	edge_drops;		/* edge queue full */
 	__u64	csum_completed;		/* inner checksums of fast sends left to offload */
+	__u64	seg_unnumbered;		/* trimmed segments of a GSO packet over IPv6:
+					 * no inner TCP seq to number them (wire.h) */
 };
 
 /* eq_agent (array of one): written by the agent, read by TC/XDP and the
@@ -335,6 +337,8 @@ struct eq_stats {
 					 * lease was short: it comes back on the fast path */
 	__u64	rx_agent_down;		/* for the agent, which its heartbeat says is
 					 * down: DATA delivered, the rest dropped */
+	__u64	rx_drop_seg;		/* DATA with a segment option its inner TCP
+					 * segment does not fit (wire.h) */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -34,8 +34,10 @@
  * IPv4 ID, because GSO copies the edgeq header to every segment and counts
  * the ID up from 0.  Every IPv4 sender therefore sends ID 0 on a packet it
  * does not hand to GSO (the agent's AF_XDP path included), and a middlebox
- * that rewrites IDs breaks the numbering.  IPv6 has no ID: segments of one
- * GSO packet share their seq there (docs/wire.md).
+ * that rewrites IDs breaks the numbering.  IPv6 has no ID: a TCP GSO
+ * packet over an IPv6 underlay carries the segment option (EQ_OPT_SEG),
+ * and the receiver adds the segment's index, which it reads off the inner
+ * TCP sequence number, to the seq (docs/wire.md).
  *
  * This header is included by BPF programs and by userspace: it uses only
  * fixed-width types and no libc.
@@ -119,12 +121,106 @@ enum eq_opt_kind {
 	EQ_OPT_CREDIT	= 2,	/* SIRD: u32 credit in bytes */
 	EQ_OPT_SRC	= 3,	/* Bolt: u32 queue bytes, u32 link rate Mb/s */
 	EQ_OPT_QID	= 4,	/* BFC: u16 upstream queue id */
+	EQ_OPT_SEG	= 5,	/* u16 segment size, u32 inner TCP seq of the first
+				 * segment: struct eq_opt_seg */
 };
+
+/* The segment option: what numbers the segments of a TCP GSO packet over
+ * an IPv6 underlay.  GSO copies the edgeq header, options included, to
+ * every segment, and cuts the inner TCP payload into `mss` bytes each: the
+ * segment whose inner TCP seq is tcp_seq0 + i * mss is seq + i.  The
+ * sender puts it first among the options; a frame that carries its own
+ * seq (the agent's, a retransmission) has it overwritten with padding. */
+struct eq_opt_seg {
+	__u8	kind;		/* EQ_OPT_SEG */
+	__u8	len;		/* EQ_OPT_SEG_LEN */
+	__be16	mss;		/* inner TCP payload bytes per segment */
+	__be32	tcp_seq0;	/* inner TCP seq of segment 0 */
+} __attribute__((packed));
+
+#define EQ_OPT_SEG_LEN		8
+#define EQ_SEG_MAX		1024	/* segments one option may number */
+
+/* Shared with BPF programs, which cannot call out of these. */
+#define EQ_WIRE_INLINE		static inline __attribute__((always_inline))
+#define EQ_OPT_SCAN		16	/* option entries (a pad byte is one) a walk looks at */
+
+/* The first option of `kind` among those from opt up to lim, or NULL;
+ * `end` is where the buffer ends (for a BPF program, the packet's).  A
+ * length below 2 ends the walk: the rest cannot be read. */
+EQ_WIRE_INLINE const __u8 *eq_opt_find(const __u8 *opt, const __u8 *lim, const void *end,
+				       __u8 kind)
+{
+	for (int i = 0; i < EQ_OPT_SCAN; i++) {
+		if (opt + 2 > lim || (const void *)(opt + 2) > end)
+			return (const __u8 *)0;
+		if (opt[0] == EQ_OPT_PAD) {
+			opt++;
+			continue;
+		}
+		if (opt[1] < 2)
+			return (const __u8 *)0;
+		if (opt[0] == kind)
+			return opt;
+		opt += opt[1];
+	}
+	return (const __u8 *)0;
+}
+
+/* The index of the segment whose inner TCP seq is tcp_seq, or -1 when it
+ * cannot be one of the option's segments (a peer that lies, or a middlebox
+ * that resegmented). */
+EQ_WIRE_INLINE int eq_seg_index(__u16 mss, __u32 tcp_seq0, __u32 tcp_seq)
+{
+	__u32 off = tcp_seq - tcp_seq0;
+
+	if (!mss || off % mss || off / mss >= EQ_SEG_MAX)
+		return -1;
+	return (int)(off / mss);
+}
+
+/* What to add to a DATA frame's seq for the segment option: 0 when the
+ * header (hdr_len words from eq, within end) has none, the segment's index
+ * when it has, -1 when the inner packet is no TCP segment of it (or is not
+ * there: a trimmed frame cannot be numbered). */
+EQ_WIRE_INLINE int eq_seg_of(const struct eq_hdr *eq, const void *end)
+{
+	const __u8 *inner = (const __u8 *)eq + ((eq->hdr_len * 4) & 0x3ff);
+	const __u8 *o = eq_opt_find((const __u8 *)(eq + 1), inner, end, EQ_OPT_SEG);
+	__u32 hl, tcp_seq;
+
+	if (!o)
+		return 0;
+	if ((const void *)(o + EQ_OPT_SEG_LEN) > end || o[1] < EQ_OPT_SEG_LEN ||
+	    (const void *)(inner + 1) > end)
+		return -1;
+	if ((inner[0] >> 4) == 4) {
+		hl = (inner[0] & 0x0f) * 4;
+		if ((const void *)(inner + 20) > end || inner[9] != 6 || hl < 20)
+			return -1;
+	} else {
+		hl = 40;
+		if ((const void *)(inner + 40) > end || inner[6] != 6)
+			return -1;
+	}
+	const __u8 *th = inner + hl;	/* one pointer, checked and read (BPF) */
+
+	if ((const void *)(th + 8) > end)
+		return -1;
+	tcp_seq = (__u32)th[4] << 24 | (__u32)th[5] << 16 | (__u32)th[6] << 8 | th[7];
+	return eq_seg_index((__u16)(o[2] << 8 | o[3]),
+			    (__u32)o[4] << 24 | (__u32)o[5] << 16 | (__u32)o[6] << 8 | o[7],
+			    tcp_seq);
+}
 
 /* Outer headers the tunnel adds in front of the inner IP packet. */
 #define EQ_UDP_LEN		8
 #define EQ_OVERHEAD_V4		(20 + EQ_UDP_LEN + EQ_HDR_LEN)	/* 48 */
 #define EQ_OVERHEAD_V6		(40 + EQ_UDP_LEN + EQ_HDR_LEN)	/* 68 */
+/* What the route MTU of a peer prefix leaves room for (wire MTU minus
+ * this): IPv6 keeps room for the segment option. */
+#define EQ_ROOM_V4		EQ_OVERHEAD_V4				/* 48 */
+#define EQ_ROOM_V6		(EQ_OVERHEAD_V6 + EQ_OPT_SEG_LEN)	/* 76 */
 
 /* UDP source ports come from this range; the low bits carry the path id. */
 #define EQ_SPORT_BASE		0xc000

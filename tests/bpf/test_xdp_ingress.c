@@ -274,6 +274,35 @@ static void xdp_ingress__seq_adds_outer_ip_id(void **state)
 	assert_int_equal(peer_a(fx).rx_seq_next, 104);
 }
 
+/* IPv6 has no ID: a TCP GSO packet's segments carry the segment option,
+ * and the inner TCP seq says which one each is (wire.h).  One that is no
+ * segment of it is dropped, counted. */
+static void xdp_ingress__seq_adds_segment_option_index(void **state)
+{
+	struct fx *fx = *state;
+	struct eq_opt_seg so = { .kind = EQ_OPT_SEG, .len = EQ_OPT_SEG_LEN, .mss = htons(1000) };
+	struct pkt_encap e;
+	uint32_t tcp_seq;
+
+	for (int inner = 0; inner < 2; inner++) {
+		make_inner(fx, inner ? AF_INET6 : AF_INET, IPPROTO_TCP, 0);
+		memcpy(&tcp_seq, fx->inner + (inner ? 40 : 20) + 4, 4);
+		so.tcp_seq0 = htonl(ntohl(tcp_seq) - 5 * 1000);		/* the sixth segment */
+		encap_init(fx, &e, AF_INET6);
+		e.eq.data.seq = htonl(100);
+		e.eq.hdr_len = EQ_HDR_WORDS + EQ_OPT_SEG_LEN / 4;
+		e.opts = &so;
+		e.opts_len = sizeof(so);
+		run_encap(fx, &e);
+		check_decap(fx);
+		assert_int_equal(peer_a(fx).rx_seq_next, 106);
+	}
+	expect_stats(fx, &(struct eq_stats){ .rx_decap = 2 });
+	so.tcp_seq0 = htonl(ntohl(tcp_seq) - 5 * 1000 + 1);
+	run_encap(fx, &e);
+	expect_drop(fx, .rx_decap = 2, .rx_drop_seg = 1);
+}
+
 /* ---- Malformed: dropped, each by its own counter ---- */
 
 static void xdp_ingress__truncated_header_dropped_short(void **state)
@@ -942,6 +971,7 @@ int main(void)
 		T(xdp_ingress__v6_in_v4_decapsulated),
 		T(xdp_ingress__header_options_skipped),
 		T(xdp_ingress__seq_adds_outer_ip_id),
+		T(xdp_ingress__seq_adds_segment_option_index),
 		T(xdp_ingress__truncated_header_dropped_short),
 		T(xdp_ingress__wrong_version_dropped),
 		T(xdp_ingress__unknown_type_dropped),

@@ -113,24 +113,27 @@ frames+=("$(out4 0 5 $((0xc000 | 3)) "$(eqh 1 0 0x11 11 4 7 3 2000 40 0 $OPTS)$I
 frames+=("$(out6 0 $((0xc000 | 5)) "$(eqh 1 1 0x02 5 41 8 5 6000 6010 0)")")
 # 6: RTS with a SRC option (queue 15000 B, 100000 Mb/s) and 2 x PAD: hdr_len 8.
 frames+=("$(out4 0 0 $((0xc000 | 6)) "$(eqh 1 5 0 8 0 7 6 7000 7030 0 030a00003a98000186a00000)")")
+# 7: IPv6 outer, FAST DATA with a SEG option (segment size 1000, inner TCP seq
+#    of segment 0 = 1000 - 2000 mod 2^32), inner TCP seq 1000: segment 2.
+frames+=("$(out6 0 $((0xc000 | 7)) "$(eqh 1 0 0x20 7 4 7 7 3000 3010 0 050803e8fffffc18)$IN_TCP4")")
 NVALID=${#frames[@]}
-# 7: version 2.
+# 8: version 2.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 2 0 0 5 4 7 1 1 0 0)$IN_TCP4")")
-# 8: 12 bytes of UDP payload: short header.
+# 9: 12 bytes of UDP payload: short header.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 5 4 7 1 1 0 0 | cut -c1-24)")")
-# 9: hdr_len 40 (160 bytes) in a 60-byte UDP payload.
+# 10: hdr_len 40 (160 bytes) in a 60-byte UDP payload.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 40 4 7 1 1 0 0)$IN_TCP4")")
-# 10: hdr_len 3 < 5.
+# 11: hdr_len 3 < 5.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 3 4 7 1 1 0 0)$IN_TCP4")")
-# 11: type 9 (reserved).
+# 12: type 9 (reserved).
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 9 0 5 0 7 1 1 0 0)")")
-# 12: proto 41 (IPv6) over an inner IPv4 packet.
+# 13: proto 41 (IPv6) over an inner IPv4 packet.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 5 41 7 1 1 0 0)$IN_TCP4")")
-# 13: proto 17: neither IPv4 nor IPv6.
+# 14: proto 17: neither IPv4 nor IPv6.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 5 17 7 1 1 0 0)$IN_TCP4")")
-# 14: hdr_len 6 (24 bytes) but a 10-byte TSTAMP option at byte 20.
+# 15: hdr_len 6 (24 bytes) but a 10-byte TSTAMP option at byte 20.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 6 4 7 1 1 0 0 010a0000)$IN_TCP4")")
-# 15: inner IPv4 total length 100, 40 bytes carried.
+# 16: inner IPv4 total length 100, 40 bytes carried.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 5 4 7 1 1 0 0)$(ip4 0 1 6 10.1.0.1 10.2.0.1 \
 	"$(tcp4 10.1.0.1 10.2.0.1 40000 5201)" 100)")")
 NFRAMES=${#frames[@]}
@@ -176,7 +179,7 @@ FIELDS=(frame.number frame.protocols edgeq.version edgeq.type edgeq.flags edgeq.
 	edgeq.rsvd edgeq.ack edgeq.pull_no edgeq.busy_ns ip.src ip.dst ipv6.src tcp.dstport
 	udp.dstport icmp.type edgeq.opt.kind edgeq.opt.len edgeq.opt.tstamp.tx
 	edgeq.opt.tstamp.echo edgeq.opt.credit edgeq.opt.qid edgeq.opt.src.queue_bytes
-	edgeq.opt.src.rate_mbps)
+	edgeq.opt.src.rate_mbps edgeq.opt.seg.size edgeq.opt.seg.tcp_seq0)
 args=()
 for f in "${FIELDS[@]}"; do args+=(-e "$f"); done
 "${TS[@]}" -r "$PCAP" -T fields -E separator='|' -E occurrence=a -E aggregator=, "${args[@]}" \
@@ -232,6 +235,10 @@ expect 5 "TRIMMED" \
 expect 6 "RTS with SRC option" \
 	edgeq.type=5 edgeq.hdr_len=8 edgeq.seq=7000 edgeq.pull_target=7030 \
 	edgeq.opt.kind=3,0,0 edgeq.opt.src.queue_bytes=15000 edgeq.opt.src.rate_mbps=100000
+expect 7 "IPv6 DATA, segment 2 of a GSO packet (SEG option)" \
+	frame.protocols=eth:ethertype:ipv6:udp:edgeq:ip:tcp \
+	edgeq.hdr_len=7 edgeq.seq=3000 edgeq.seq.rx=3002 edgeq.opt.kind=5 edgeq.opt.len=8 \
+	edgeq.opt.seg.size=1000 edgeq.opt.seg.tcp_seq0=4294966296 tcp.dstport=5201
 
 # Expert errors: exactly the malformed frames, by either filter.
 errs() { "${TS[@]}" -r "$PCAP" -Y "$1" -T fields -e frame.number 2>/dev/null | tr '\n' ' '; }
@@ -249,17 +256,17 @@ expect_err() {	# FRAME EXPERT WHAT
 	local got; got=$(errs "$2")
 	check "frame $1 ($3): $2 (on frames: $got)" test "$got" = "$1 "
 }
-expect_err 7 edgeq.bad_version "version 2"
-expect_err 8 edgeq.short "12-byte header"
-expect_err 9 'edgeq.bad_hdr_len && frame.number == 9' "hdr_len past the packet"
-expect_err 10 'edgeq.bad_hdr_len && frame.number == 10' "hdr_len < 5"
-expect_err 11 edgeq.bad_type "type 9"
-expect_err 12 'edgeq.bad_inner_proto && frame.number == 12' "proto 41 over IPv4"
-expect_err 13 'edgeq.bad_inner_proto && frame.number == 13' "proto 17"
-expect_err 14 edgeq.bad_option "option past hdr_len"
-expect_err 15 edgeq.bad_inner_len "inner length"
-got=$(errs edgeq.bad_hdr_len); check "hdr_len errors only on 9 10 (got: $got)" test "$got" = "9 10 "
-got=$(errs edgeq.bad_inner_proto); check "inner proto errors only on 12 13 (got: $got)" test "$got" = "12 13 "
+expect_err 8 edgeq.bad_version "version 2"
+expect_err 9 edgeq.short "12-byte header"
+expect_err 10 'edgeq.bad_hdr_len && frame.number == 10' "hdr_len past the packet"
+expect_err 11 'edgeq.bad_hdr_len && frame.number == 11' "hdr_len < 5"
+expect_err 12 edgeq.bad_type "type 9"
+expect_err 13 'edgeq.bad_inner_proto && frame.number == 13' "proto 41 over IPv4"
+expect_err 14 'edgeq.bad_inner_proto && frame.number == 14' "proto 17"
+expect_err 15 edgeq.bad_option "option past hdr_len"
+expect_err 16 edgeq.bad_inner_len "inner length"
+got=$(errs edgeq.bad_hdr_len); check "hdr_len errors only on 10 11 (got: $got)" test "$got" = "10 11 "
+got=$(errs edgeq.bad_inner_proto); check "inner proto errors only on 13 14 (got: $got)" test "$got" = "13 14 "
 
 # The port preference moves the dissector.
 got=$("${TS[@]}" -o edgeq.port:7447 -r "$PCAP" -Y edgeq -T fields -e frame.number 2>/dev/null | wc -l)

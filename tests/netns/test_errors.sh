@@ -138,7 +138,7 @@ peer 10.77.0.2/32 via 10.77.0.2
 peer fd77::2/128 via fd77::2
 EOF
 attach_a "$TB_TMP/mtu6.conf"
-fails 1 "$TB_IFA: MTU 1300 leaves 1232 bytes for traffic to fd77::2/128, below the 1280 it needs" \
+fails 1 "$TB_IFA: MTU 1300 leaves 1224 bytes for traffic to fd77::2/128, below the 1280 it needs" \
 	"mtu 1300 with an IPv6 prefix over IPv6: exit 1, says what is left and needed"
 check_clean
 conf mtu6v4 <<EOF

@@ -127,7 +127,7 @@ check "A: XDP program on $TB_IFA (xdp_ingress, alone or under libxdp's dispatche
 check "A: clsact qdisc created" clsact_on "$TB_A" "$TB_IFA"
 check "A: our filter on egress (pref 233, handle 0xe9, tc_egress, direct-action)" filter_ours
 check "A: route 10.77.0.2 proto 233 mtu 1452" route_ok -4 10.77.0.2 1452
-check "A: route fd77::2 proto 233 mtu 1432" route_ok -6 fd77::2 1432
+check "A: route fd77::2 proto 233 mtu 1424" route_ok -6 fd77::2 1424
 check "A: pins ${PINS[*]} under $TB_PIN_A" all_pins
 
 # The observability promise: bpftool prints our structs with field names.

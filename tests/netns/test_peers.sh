@@ -125,7 +125,7 @@ check "before peer add: no route fd77::2" route_none -6 fd77::2
 run_out eq_a peer add fd77::2/128 via fd77::2 dev "$TB_IFA"
 check "peer add fd77::2/128 via fd77::2 on A: exit 0" test "$RC" -eq 0
 check "peer add fd77::1/128 via fd77::1 on B" quiet eq_b peer add fd77::1/128 via fd77::1 dev "$TB_IFB"
-check "route fd77::2 with mtu 1432 and proto 233" route_has -6 fd77::2 'proto 233 .*mtu 1432'
+check "route fd77::2 with mtu 1424 and proto 233" route_has -6 fd77::2 'proto 233 .*mtu 1424'
 check "status: route of fd77::2/128 is added" test "$(peer_field fd77::2/128 route)" = added
 list=$(eq_a peer list dev "$TB_IFA")
 check "peer list shows 'fd77::2/128 via fd77::2'" has "$list" '^fd77::2/128 via fd77::2$'

@@ -217,6 +217,86 @@ static void test_tcp_pure_ack(void **state)
 	assert_false(eqf_tcp_pure_ack(f, &fi));
 }
 
+/* A segment of a TCP GSO packet over an IPv6 underlay, as TC's fast path
+ * sends it (wire.h, the segment option): header seq 1000, segment size
+ * 1400, inner TCP seq tcp_seq0 + 3 * 1400, 100 bytes of payload.  TRIMMED:
+ * cut after the edgeq header, as a switch trims. */
+static uint32_t mk_seg_frame(uint8_t *f, uint32_t tcp_seq0, bool trimmed)
+{
+	uint32_t inner = 20 + 20 + 100, eql = EQ_HDR_LEN + EQ_OPT_SEG_LEN;
+	uint32_t udp = 8 + eql + (trimmed ? 0 : inner), n = 14 + 40 + udp;
+	uint8_t *ip = f + 14, *u = ip + 40, *eq = u + 8, *in = eq + eql;
+	struct eq_opt_seg so = { EQ_OPT_SEG, EQ_OPT_SEG_LEN, htons(1400), htonl(tcp_seq0) };
+	uint32_t seq = htonl(1000), ts = htonl(tcp_seq0 + 3 * 1400);
+	uint16_t c;
+
+	memset(f, 0, n);
+	memcpy(f, MAC_B, 6);
+	memcpy(f + 6, MAC_A, 6);
+	f[12] = 0x86; f[13] = 0xdd;
+	ip[0] = 0x60; ip[4] = udp >> 8; ip[5] = udp & 0xff; ip[6] = 17; ip[7] = 64;
+	ip[8] = 0xfd; ip[23] = 1; ip[24] = 0xfd; ip[39] = 2;
+	u[0] = 0xc0; u[1] = 0x07; u[2] = PORT >> 8; u[3] = PORT & 0xff;
+	u[4] = udp >> 8; u[5] = udp & 0xff;
+	eq[0] = eq_mk_ver_type(EQ_WIRE_VERSION, trimmed ? EQ_T_TRIMMED : EQ_T_DATA);
+	eq[1] = EQ_F_FAST;
+	eq[2] = eql / 4;
+	eq[3] = EQ_PROTO_IPV4;
+	memcpy(eq + 8, &seq, 4);
+	memcpy(eq + EQ_HDR_LEN, &so, sizeof(so));
+	if (trimmed)
+		return n;
+	in[0] = 0x45; in[2] = inner >> 8; in[3] = inner & 0xff; in[8] = 64; in[9] = 6;
+	c = eq_ipv4_hdr_csum(in);
+	memcpy(in + 10, &c, 2);
+	memcpy(in + 20 + 4, &ts, 4);
+	in[20 + 12] = 5 << 4;
+	in[20 + 13] = 0x10;
+	return n;
+}
+
+static void test_parse_seg_option(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_seg_frame(f, 77, false);
+	struct eqf_info fi;
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_true(fi.v6);
+	assert_int_equal(fi.hdr.seq_ack, 1003);		/* the fourth segment */
+	assert_int_equal(fi.inner_off, 14 + 40 + 8 + EQ_HDR_LEN + EQ_OPT_SEG_LEN);
+	assert_int_equal(fi.inner_len, 140);
+	assert_int_equal(fi.inner_l4, 6);
+	/* An inner seq that is no segment of the option's: refused. */
+	f[14 + 40 + 8 + EQ_HDR_LEN + 7] ^= 1;
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), -EINVAL);
+	/* A trimmed segment has no inner seq left: told apart. */
+	n = mk_seg_frame(f, 77, true);
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), -ENOMSG);
+}
+
+/* The agent sends a segment under a seq of its own: the option must not
+ * add to it at the receiver, and stays padding through a second stamp. */
+static void test_stamp_pads_seg_option(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_seg_frame(f, 0xfffff000u, false);
+	struct eqf_info fi, back;
+	struct eqt_hdr h = { .type = EQ_T_DATA, .flags = EQ_F_RTX, .seq_ack = 5000, .aux = n };
+	static const uint8_t pad[EQ_OPT_SEG_LEN];
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(fi.hdr.seq_ack, 1003);
+	for (int i = 0; i < 2; i++) {
+		eqf_stamp_data(f, &fi, &h);
+		assert_memory_equal(f + fi.eq_off + EQ_HDR_LEN, pad, sizeof(pad));
+		assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+		assert_int_equal(back.hdr.seq_ack, 5000);
+		assert_int_equal(back.inner_off, fi.inner_off);
+		fi = back;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +306,8 @@ int main(void)
 		cmocka_unit_test(test_ctl_roundtrip),
 		cmocka_unit_test(test_decap_ecn),
 		cmocka_unit_test(test_tcp_pure_ack),
+		cmocka_unit_test(test_parse_seg_option),
+		cmocka_unit_test(test_stamp_pads_seg_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,11 +79,12 @@ static bool all_zero(const void *p, size_t len)
 static void eq_inner_mtu__subtracts_outer_overhead(void **state)
 {
 	assert_int_equal(eq_inner_mtu(1500, false), 1452);
-	assert_int_equal(eq_inner_mtu(1500, true), 1432);
+	/* IPv6: 68 bytes of headers and 8 of room for the segment option */
+	assert_int_equal(eq_inner_mtu(1500, true), 1424);
 	assert_int_equal(eq_inner_mtu(9000, false), 8952);
-	assert_int_equal(eq_inner_mtu(9000, true), 8932);
+	assert_int_equal(eq_inner_mtu(9000, true), 8924);
 	assert_int_equal(eq_inner_mtu(576, false), 528);
-	assert_int_equal(eq_inner_mtu(576, true), 508);
+	assert_int_equal(eq_inner_mtu(576, true), 500);
 }
 
 static void eq_inner_mtu__zero_when_no_room(void **state)
@@ -92,17 +93,17 @@ static void eq_inner_mtu__zero_when_no_room(void **state)
 	assert_int_equal(eq_inner_mtu(0, true), 0);
 	assert_int_equal(eq_inner_mtu(EQ_OVERHEAD_V4, false), 0);
 	assert_int_equal(eq_inner_mtu(EQ_OVERHEAD_V4 + 1, false), 1);
-	assert_int_equal(eq_inner_mtu(EQ_OVERHEAD_V6, true), 0);
-	assert_int_equal(eq_inner_mtu(EQ_OVERHEAD_V6 - 1, true), 0);
-	assert_int_equal(eq_inner_mtu(EQ_OVERHEAD_V6 + 1, true), 1);
+	assert_int_equal(eq_inner_mtu(EQ_ROOM_V6, true), 0);
+	assert_int_equal(eq_inner_mtu(EQ_ROOM_V6 - 1, true), 0);
+	assert_int_equal(eq_inner_mtu(EQ_ROOM_V6 + 1, true), 1);
 }
 
-/* For every wire MTU: inner + overhead == wire when there is room, and the
+/* For every wire MTU: inner + room == wire when there is room, and the
  * result only grows with the wire MTU. */
 static void eq_inner_mtu__inner_plus_overhead_is_wire(void **state)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
-		unsigned int o = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4, prev = 0;
+		unsigned int o = v6 ? EQ_ROOM_V6 : EQ_ROOM_V4, prev = 0;
 
 		for (unsigned int m = 0; m <= 65535; m++) {
 			unsigned int in = eq_inner_mtu(m, v6);

@@ -2,8 +2,10 @@
 /*
  * Unit tests for include/edgeq/wire.h: the layout of struct eq_hdr against
  * the byte offsets in the diagram at the top of wire.h, the overhead
- * constants, the ver_type nibble helpers (every version and type), and the
- * RFC 1982 serial-number comparison eq_seq_before() across the 2^32 wrap.
+ * constants, the ver_type nibble helpers (every version and type), the
+ * RFC 1982 serial-number comparison eq_seq_before() across the 2^32 wrap,
+ * and the options: eq_opt_find() and the segment option (eq_seg_index(),
+ * eq_seg_of()).
  */
 #include "testlib.h"
 #include <arpa/inet.h>
@@ -250,6 +252,140 @@ static void eq_seq_before__order_within_half_space(void **state)
 	}
 }
 
+/* ---- options ------------------------------------------------------------ */
+
+static void eq_opt_find__skips_pads_and_other_kinds(void **state)
+{
+	/* PAD, QID (4), PAD, PAD, SEG (8), TSTAMP (10) */
+	uint8_t o[] = { 0, 4, 4, 0, 7, 0, 0, 5, 8, 1, 2, 3, 4, 5, 6, 1, 10, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t *end = o + sizeof(o);
+
+	assert_ptr_equal(eq_opt_find(o, end, end, EQ_OPT_QID), o + 1);
+	assert_ptr_equal(eq_opt_find(o, end, end, EQ_OPT_SEG), o + 7);
+	assert_ptr_equal(eq_opt_find(o, end, end, EQ_OPT_TSTAMP), o + 15);
+	assert_null(eq_opt_find(o, end, end, EQ_OPT_CREDIT));
+	/* Up to the header's end (lim) or the buffer's, whichever is first. */
+	assert_null(eq_opt_find(o, o + 8, end, EQ_OPT_SEG));
+	assert_null(eq_opt_find(o, end, o + 8, EQ_OPT_SEG));
+	assert_ptr_equal(eq_opt_find(o, o + 9, end, EQ_OPT_SEG), o + 7);
+}
+
+static void eq_opt_find__stops_at_a_length_below_2(void **state)
+{
+	uint8_t o[] = { EQ_OPT_QID, 1, EQ_OPT_SEG, 8, 0, 0, 0, 0, 0, 0 };
+	const uint8_t *end = o + sizeof(o);
+
+	assert_null(eq_opt_find(o, end, end, EQ_OPT_SEG));
+	o[1] = 0;
+	assert_null(eq_opt_find(o, end, end, EQ_OPT_SEG));
+	o[1] = 2;
+	assert_ptr_equal(eq_opt_find(o, end, end, EQ_OPT_SEG), o + 2);
+}
+
+static void eq_opt_find__looks_at_a_bounded_number_of_entries(void **state)
+{
+	uint8_t o[64];
+	const uint8_t *end = o + sizeof(o);
+
+	memset(o, EQ_OPT_PAD, sizeof(o));
+	o[EQ_OPT_SCAN - 1] = EQ_OPT_SEG;	/* the last entry it looks at */
+	o[EQ_OPT_SCAN] = 8;
+	assert_ptr_equal(eq_opt_find(o, end, end, EQ_OPT_SEG), o + EQ_OPT_SCAN - 1);
+	memset(o, EQ_OPT_PAD, sizeof(o));
+	o[EQ_OPT_SCAN] = EQ_OPT_SEG;		/* one past it */
+	o[EQ_OPT_SCAN + 1] = 8;
+	assert_null(eq_opt_find(o, end, end, EQ_OPT_SEG));
+}
+
+static void eq_opt_seg__layout(void **state)
+{
+	assert_int_equal(sizeof(struct eq_opt_seg), EQ_OPT_SEG_LEN);
+	assert_int_equal(offsetof(struct eq_opt_seg, mss), 2);
+	assert_int_equal(offsetof(struct eq_opt_seg, tcp_seq0), 4);
+	assert_int_equal(EQ_ROOM_V4, EQ_OVERHEAD_V4);
+	assert_int_equal(EQ_ROOM_V6, EQ_OVERHEAD_V6 + EQ_OPT_SEG_LEN);
+	assert_int_equal(EQ_OPT_SEG_LEN % 4, 0);	/* keeps hdr_len whole words */
+}
+
+static void eq_seg_index__multiples_of_the_size_only(void **state)
+{
+	assert_int_equal(eq_seg_index(1000, 5000, 5000), 0);
+	assert_int_equal(eq_seg_index(1000, 5000, 6000), 1);
+	assert_int_equal(eq_seg_index(1000, 5000, 5000 + 1023 * 1000), 1023);
+	assert_int_equal(eq_seg_index(1000, 5000, 5000 + 1024 * 1000), -1);	/* EQ_SEG_MAX */
+	assert_int_equal(eq_seg_index(1000, 5000, 5999), -1);
+	assert_int_equal(eq_seg_index(1000, 5000, 4000), -1);	/* before segment 0 */
+	assert_int_equal(eq_seg_index(0, 5000, 5000), -1);
+	/* Across the wrap of the TCP sequence space. */
+	assert_int_equal(eq_seg_index(1448, 0xffffffffu - 1000, 0xffffffffu - 1000 + 3 * 1448), 3);
+}
+
+/* An IPv6 DATA frame's edgeq header with a SEG option, then an inner
+ * IPv4 (v = 4) or IPv6 TCP header whose seq is tcp_seq. */
+static size_t seg_frame(uint8_t *b, int v, uint32_t tcp_seq0, uint16_t mss, uint32_t tcp_seq)
+{
+	struct eq_hdr *eq = (struct eq_hdr *)b;
+	struct eq_opt_seg so = { EQ_OPT_SEG, EQ_OPT_SEG_LEN, htons(mss), htonl(tcp_seq0) };
+	uint8_t *in = b + EQ_HDR_LEN + EQ_OPT_SEG_LEN;
+	size_t hl = v == 4 ? 20 : 40;
+	uint32_t ts = htonl(tcp_seq);
+
+	memset(b, 0, EQ_HDR_LEN + EQ_OPT_SEG_LEN + hl + 20);
+	eq->hdr_len = EQ_HDR_WORDS + EQ_OPT_SEG_LEN / 4;
+	memcpy(b + EQ_HDR_LEN, &so, sizeof(so));
+	in[0] = v == 4 ? 0x45 : 0x60;
+	in[v == 4 ? 9 : 6] = IPPROTO_TCP;
+	memcpy(in + hl + 4, &ts, 4);
+	return EQ_HDR_LEN + EQ_OPT_SEG_LEN + hl + 20;
+}
+
+static void eq_seg_of__index_from_the_inner_tcp_seq(void **state)
+{
+	uint8_t b[128];
+	size_t n;
+
+	for (int v = 4; v <= 6; v += 2) {
+		n = seg_frame(b, v, 100, 1428, 100 + 5 * 1428);
+		assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), 5);
+		n = seg_frame(b, v, 100, 1428, 101);
+		assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), -1);
+	}
+	/* Without the option: nothing to add. */
+	n = seg_frame(b, 4, 100, 1428, 100 + 1428);
+	b[EQ_HDR_LEN] = EQ_OPT_QID;
+	b[EQ_HDR_LEN + 1] = 8;
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), 0);
+	/* Padded out (as the agent stamps a frame of its own): the same. */
+	memset(b + EQ_HDR_LEN, EQ_OPT_PAD, EQ_OPT_SEG_LEN);
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), 0);
+}
+
+static void eq_seg_of__refuses_what_it_cannot_number(void **state)
+{
+	uint8_t b[128];
+	size_t n = seg_frame(b, 4, 100, 1000, 2100);
+
+	/* Trimmed: the header ends where the inner packet would begin. */
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + EQ_HDR_LEN + EQ_OPT_SEG_LEN), -1);
+	/* The inner TCP header cut short. */
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n - 13), -1);
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n - 12), 2);
+	/* Not TCP. */
+	b[EQ_HDR_LEN + EQ_OPT_SEG_LEN + 9] = IPPROTO_UDP;
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), -1);
+	/* An IHL below 5. */
+	n = seg_frame(b, 4, 100, 1000, 2100);
+	b[EQ_HDR_LEN + EQ_OPT_SEG_LEN] = 0x44;
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), -1);
+	/* An option shorter than it must be. */
+	n = seg_frame(b, 4, 100, 1000, 2100);
+	b[EQ_HDR_LEN + 1] = 6;
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), -1);
+	/* A segment size of 0. */
+	n = seg_frame(b, 6, 100, 0, 100);
+	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +404,13 @@ int main(void)
 		cmocka_unit_test(eq_seq_before__simple_order),
 		cmocka_unit_test(eq_seq_before__across_wrap),
 		cmocka_unit_test(eq_seq_before__order_within_half_space),
+		cmocka_unit_test(eq_opt_find__skips_pads_and_other_kinds),
+		cmocka_unit_test(eq_opt_find__stops_at_a_length_below_2),
+		cmocka_unit_test(eq_opt_find__looks_at_a_bounded_number_of_entries),
+		cmocka_unit_test(eq_opt_seg__layout),
+		cmocka_unit_test(eq_seg_index__multiples_of_the_size_only),
+		cmocka_unit_test(eq_seg_of__index_from_the_inner_tcp_seq),
+		cmocka_unit_test(eq_seg_of__refuses_what_it_cannot_number),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);

@@ -43,11 +43,13 @@ local flag_names = { { F_SYN, "SYN" }, { F_TRIMMED, "TRIMMED" }, { F_CSN, "CSN" 
 
 local proto_names = { [0] = "none", [EQ_PROTO_IPV4] = "IPv4", [EQ_PROTO_IPV6] = "IPv6" }
 
-local OPT_PAD, OPT_TSTAMP, OPT_CREDIT, OPT_SRC, OPT_QID = 0, 1, 2, 3, 4
+local OPT_PAD, OPT_TSTAMP, OPT_CREDIT, OPT_SRC, OPT_QID, OPT_SEG = 0, 1, 2, 3, 4, 5
 local opt_names = { [OPT_PAD] = "PAD", [OPT_TSTAMP] = "TSTAMP", [OPT_CREDIT] = "CREDIT",
-		    [OPT_SRC] = "SRC", [OPT_QID] = "QID" }
+		    [OPT_SRC] = "SRC", [OPT_QID] = "QID", [OPT_SEG] = "SEG" }
 -- Whole-option length (kind + len + value) each known kind needs.
-local opt_len = { [OPT_TSTAMP] = 10, [OPT_CREDIT] = 6, [OPT_SRC] = 10, [OPT_QID] = 4 }
+local opt_len = { [OPT_TSTAMP] = 10, [OPT_CREDIT] = 6, [OPT_SRC] = 10, [OPT_QID] = 4,
+		  [OPT_SEG] = 8 }
+local EQ_SEG_MAX = 1024	-- segments one SEG option may number (wire.h)
 
 local edgeq = Proto("edgeq", "edgeq tunnel")
 
@@ -80,7 +82,7 @@ local pf = {
 	path_id     = ProtoField.uint16("edgeq.path_id", "Path id", base.DEC_HEX),
 	seq         = ProtoField.uint32("edgeq.seq", "Sequence number", base.DEC),
 	seq_rx      = ProtoField.uint32("edgeq.seq.rx", "Sequence number at the receiver", base.DEC,
-				       nil, nil, "seq + outer IPv4 ID (GSO segments), as xdp_ingress counts it"),
+				       nil, nil, "seq + outer IPv4 ID or SEG option's segment index (GSO segments), as xdp_ingress counts it"),
 	pull_target = ProtoField.uint32("edgeq.pull_target", "Pull target", base.DEC),
 	rsvd        = ProtoField.uint32("edgeq.rsvd", "Reserved", base.HEX),
 	ack         = ProtoField.uint32("edgeq.ack", "Ack", base.DEC),
@@ -98,6 +100,8 @@ local pf = {
 	opt_qbytes  = ProtoField.uint32("edgeq.opt.src.queue_bytes", "Queue (bytes)", base.DEC),
 	opt_rate    = ProtoField.uint32("edgeq.opt.src.rate_mbps", "Link rate (Mb/s)", base.DEC),
 	opt_qid     = ProtoField.uint16("edgeq.opt.qid", "Upstream queue id", base.DEC),
+	opt_seg_mss = ProtoField.uint16("edgeq.opt.seg.size", "Segment size (inner TCP payload)", base.DEC),
+	opt_seg_seq = ProtoField.uint32("edgeq.opt.seg.tcp_seq0", "Inner TCP seq of segment 0", base.DEC),
 	payload     = ProtoField.bytes("edgeq.payload", "Payload"),
 }
 edgeq.fields = pf
@@ -195,6 +199,41 @@ local function note_cut(tree, what)
 				   " (snap length); not checked further")
 end
 
+-- The segment index a SEG option gives this DATA frame (wire.md §7): 0
+-- without one, nil when the inner TCP segment does not fit it or is not
+-- in the capture.  As eq_seg_of() in wire.h.
+local function seg_index(tvb, stop)
+	local off, seg = EQ_HDR_LEN, nil
+	for _ = 1, 16 do
+		if off + 2 > stop or not captured(tvb, off, 2) then break end
+		local kind = tvb(off, 1):uint()
+		if kind == OPT_PAD then
+			off = off + 1
+		else
+			local len = tvb(off + 1, 1):uint()
+			if len < 2 then break end
+			if kind == OPT_SEG then seg = off break end
+			off = off + len
+		end
+	end
+	if not seg then return 0 end
+	if not captured(tvb, seg, 8) or tvb(seg + 1, 1):uint() < 8 or not captured(tvb, stop, 1) then
+		return nil
+	end
+	local v, hl = bit.rshift(tvb(stop, 1):uint(), 4), 40
+	if v == 4 then
+		hl = bit.band(tvb(stop, 1):uint(), 15) * 4
+		if not captured(tvb, stop, 20) or tvb(stop + 9, 1):uint() ~= 6 or hl < 20 then return nil end
+	elseif not captured(tvb, stop, 40) or tvb(stop + 6, 1):uint() ~= 6 then
+		return nil
+	end
+	if not captured(tvb, stop + hl, 8) then return nil end
+	local mss = tvb(seg + 2, 2):uint()
+	local off32 = (tvb(stop + hl + 4, 4):uint() - tvb(seg + 4, 4):uint()) % 4294967296
+	if mss == 0 or off32 % mss ~= 0 or off32 / mss >= EQ_SEG_MAX then return nil end
+	return off32 / mss
+end
+
 -- Bytes from off to the end of what was captured, if any.
 local function add_rest(tree, field, tvb, off)
 	if tvb:len() > off then tree:add(field, tvb(off)) end
@@ -258,6 +297,8 @@ local function dissect_options(tvb, tree, first, stop)
 				item:add(pf.opt_qbytes, tvb(v, 4)); item:add(pf.opt_rate, tvb(v + 4, 4))
 			elseif kind == OPT_QID then
 				item:add(pf.opt_qid, tvb(v, 2))
+			elseif kind == OPT_SEG then
+				item:add(pf.opt_seg_mss, tvb(v, 2)); item:add(pf.opt_seg_seq, tvb(v + 2, 4))
 			else
 				item:add_proto_expert_info(ex.opt_unknown, string.format(
 					"Unknown option kind %d, skipped by its length", kind))
@@ -433,6 +474,7 @@ function edgeq.dissector(tvb, pinfo, root)
 		local seq = tvb(8, 4):uint()
 		tree:add(pf.seq, tvb(8, 4))
 		local id = typ ~= T_RTS and outer_ipv4_id(tvb) or nil
+		if typ == T_DATA and not id then id = seg_index(tvb, hdr_bytes) end
 		if typ ~= T_RTS then
 			tree:add(pf.seq_rx, tvb(8, 4), (seq + (id or 0)) % 4294967296):set_generated()
 		end

@@ -219,8 +219,13 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 	struct eqt_pkt *p = NULL;
 	int slot;
 
-	if (eqf_parse(f, len, a->cfg.port, &fi)) {
-		a->cnt.frames_bad++;
+	int rc = eqf_parse(f, len, a->cfg.port, &fi);
+
+	if (rc) {
+		if (rc == -ENOMSG)
+			a->cnt.seg_unnumbered++;	/* loss detection repairs it */
+		else
+			a->cnt.frames_bad++;
 		return;
 	}
 	slot = peertab_find(&a->peers, &fi.src);
@@ -660,11 +665,11 @@ void agent_close(struct agent *a)
 	if (a->owns_state)
 		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
 		"control with no route %llu, ECN drops %llu, edge queue drops %llu, checksums "
-		"completed %llu\n", a->ifname,
+		"completed %llu, trimmed segments unnumbered %llu\n", a->ifname,
 		(unsigned long long)a->cnt.frames_bad, (unsigned long long)a->cnt.no_peer,
 		(unsigned long long)a->cnt.pool_empty, (unsigned long long)a->cnt.ctl_noroute,
 		(unsigned long long)a->cnt.ecn_drops, (unsigned long long)a->cnt.edge_drops,
-		(unsigned long long)a->cnt.csum_completed);
+		(unsigned long long)a->cnt.csum_completed, (unsigned long long)a->cnt.seg_unnumbered);
 	for (int *fd = &a->fd_config; fd <= &a->fd_bell; fd++)
 		if (*fd >= 0)
 			close(*fd);

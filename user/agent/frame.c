@@ -85,6 +85,15 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 		 * ID, which segmentation counts up from 0, says which one this
 		 * is (wire.h).  Every other sender sends ID 0. */
 		fi->hdr.seq_ack += ip_id;
+		/* Over IPv6, the segment option and the inner TCP seq do; a
+		 * trimmed segment has none left to read. */
+		if (eq_len > EQ_HDR_LEN) {
+			int idx = eq_seg_of(eq, f + len);
+
+			if (idx < 0)
+				return fi->hdr.type == EQ_T_TRIMMED ? -ENOMSG : -EINVAL;
+			fi->hdr.seq_ack += (uint32_t)idx;
+		}
 		/* frame_len is a full segment's: the last one is shorter. */
 		if (fi->hdr.type == EQ_T_DATA && fi->hdr.aux > len)
 			fi->hdr.aux = len;
@@ -126,6 +135,15 @@ void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr 
 	memcpy(&eq, f + fi->eq_off, sizeof(eq));
 	write_eq(&eq, h);
 	memcpy(f + fi->eq_off, &eq, sizeof(eq));
+	if (eq.hdr_len > EQ_HDR_WORDS) {
+		/* The seq is this segment's own: no option may add to it. */
+		uint8_t *lim = f + fi->eq_off + eq.hdr_len * 4u;
+		uint8_t *o = (uint8_t *)eq_opt_find(f + fi->eq_off + EQ_HDR_LEN, lim, lim,
+						    EQ_OPT_SEG);
+
+		if (o)
+			memset(o, EQ_OPT_PAD, o[1] < lim - o ? o[1] : (size_t)(lim - o));
+	}
 	if (!fi->v6) {
 		struct iphdr ip;
 

@@ -31,12 +31,16 @@ struct eqf_info {
 
 /* Parse a frame: 0, or -EINVAL if it is not a well-formed edgeq frame to
  * `port` (the XDP programs validated it already; the agent checks again
- * what it relies on, and counts what fails). */
+ * what it relies on, and counts what fails), or -ENOMSG for a trimmed
+ * segment whose seq the segment option cannot give (wire.h).  A DATA or
+ * TRIMMED seq is the segment's own: the outer IPv4 ID or the segment
+ * option added. */
 int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi);
 
 /* Write the agent's fields into a DATA frame TC encapsulated: type, flags,
- * seq, pull target, frame_len from h; outer IPv4 ID 0 (wire.h says why)
- * and the header checksum.  fi from eqf_parse of the same frame. */
+ * seq, pull target, frame_len from h; outer IPv4 ID 0 and the segment
+ * option padded out (wire.h says why), and the header checksum.  fi from
+ * eqf_parse of the same frame. */
 void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h);
 
 /* A DATA frame whose inner packet is a bare TCP ACK: no payload, no SYN,

@@ -13,7 +13,7 @@
 
 unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6)
 {
-	unsigned int o = outer_v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
+	unsigned int o = outer_v6 ? EQ_ROOM_V6 : EQ_ROOM_V4;
 
 	return wire_mtu > o ? wire_mtu - o : 0;
 }

@@ -54,7 +54,8 @@ void eq_cfg_free(struct eq_cfg *cfg);
 int eq_scheme_parse(const char *w);
 /* Rate "10gbit", "500mbit", "1000000" (bit/s) -> bit/s; 0 or -EINVAL. */
 int eq_parse_rate(const char *s, __u64 *bps);
-/* Largest inner packet for a wire MTU and an outer family. */
+/* Largest inner packet for a wire MTU and an outer family: the route MTU
+ * of a peer prefix (wire MTU - EQ_ROOM_V4 or EQ_ROOM_V6, wire.h). */
 unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6);
 
 #endif
