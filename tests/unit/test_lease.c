@@ -221,12 +221,21 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Each thread took MIN_TAKES, and the seqs wrapped: the stop condition
+ * of the loop below must include every check made after it (each thread
+ * taking 2,000 left the seqs 800 short of the wrap on a loaded machine). */
 static bool tc_took_enough(struct tc *tc)
 {
-	for (int i = 0; i < TC_THREADS; i++)
-		if (__atomic_load_n(&tc[i].n, __ATOMIC_ACQUIRE) < MIN_TAKES)
+	uint32_t total = 0;
+
+	for (int i = 0; i < TC_THREADS; i++) {
+		uint32_t n = __atomic_load_n(&tc[i].n, __ATOMIC_ACQUIRE);
+
+		if (n < MIN_TAKES)
 			return false;
-	return true;
+		total += n;
+	}
+	return total > UINT32_MAX - SEQ_START + 1;
 }
 
 static int cmp_u32(const void *a, const void *b)
