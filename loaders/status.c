@@ -40,7 +40,8 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u,"
 		       "\"tx_fast\":%llu,\"lease_bytes\":%llu,\"rx_direct\":%llu,\"pull_pkts\":%llu,"
 		       "\"infl_given_up\":%llu,\"bdp\":%u,\"srtt_us\":%u,\"rx_lost\":%llu,"
-		       "\"rx_late\":%llu,\"rx_relost\":%llu}",
+		       "\"rx_late\":%llu,\"rx_relost\":%llu,\"bad_ack\":%llu,\"bad_pull\":%llu,"
+		       "\"bad_rst\":%llu,\"rx_bad_seq\":%llu,\"rx_bad_epoch\":%llu}",
 		       (long long)a.credit, a.tx_state, a.backlog_pkts,
 		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
@@ -53,7 +54,9 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       (unsigned long long)a.lease_bytes, (unsigned long long)a.rx_direct,
 		       (unsigned long long)a.pull_pkts, (unsigned long long)a.infl_given_up, a.bdp,
 		       a.srtt_us, (unsigned long long)a.rx_lost, (unsigned long long)a.rx_late,
-		       (unsigned long long)a.rx_relost);
+		       (unsigned long long)a.rx_relost, (unsigned long long)a.bad_ack,
+		       (unsigned long long)a.bad_pull, (unsigned long long)a.bad_rst,
+		       (unsigned long long)a.rx_bad_seq, (unsigned long long)a.rx_bad_epoch);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
@@ -62,7 +65,8 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
 	       "%llu RTS), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
 	       "%llu dup, %llu out of order, %llu gaps, %llu NACKed lost of which %llu came late, %llu NACKs again), "
-	       "pulls %llu in %llu PULLs\n",
+	       "pulls %llu in %llu PULLs; refused %llu acks, %llu pulls, %llu RSTs, %llu DATA, "
+	       "%llu SYNs\n",
 	       a.tx_state < 3 ? states[a.tx_state] : "?", a.bdp, a.srtt_us, (long long)a.credit,
 	       (unsigned long long)a.lease_bytes, a.backlog_pkts,
 	       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
@@ -76,7 +80,9 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	       (unsigned long long)a.reorder_gaps, (unsigned long long)a.rx_lost,
 	       (unsigned long long)a.rx_late, (unsigned long long)a.rx_relost,
 	       (unsigned long long)a.pulls_sent,
-	       (unsigned long long)a.pull_pkts);
+	       (unsigned long long)a.pull_pkts, (unsigned long long)a.bad_ack,
+	       (unsigned long long)a.bad_pull, (unsigned long long)a.bad_rst,
+	       (unsigned long long)a.rx_bad_seq, (unsigned long long)a.rx_bad_epoch);
 }
 
 static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)

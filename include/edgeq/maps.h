@@ -289,6 +289,11 @@ struct eq_agent_peer {
 	__u64	rx_relost;		/* NACKs of those sent again: still missing a
 					 * re-report interval later (the NACK or the
 					 * resend was lost too) */
+	/* Refused, changing nothing (docs/eqds.md, "What a packet may
+	 * change"): control packets whose ack lies past what was sent or far
+	 * behind, whose pulls exceed what was asked, RSTs echoing no seq of
+	 * this epoch; DATA outside the window, SYNs too far ahead. */
+	__u64	bad_ack, bad_pull, bad_rst, rx_bad_seq, rx_bad_epoch;
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

@@ -75,6 +75,12 @@ incast() {	# MODE: trim | rts
 	else
 		check "$mode: the switch trimmed nothing ($trims)" [ "$trims" -eq 0 ]
 	fi
+	# Nothing here is spoofed: every packet lies within the windows the
+	# ends check (docs/eqds.md, "What a packet may change").
+	local refused
+	refused=$(ft_agent_sum bad_ack bad_pull bad_rst rx_bad_seq rx_bad_epoch)
+	check "$mode: no genuine packet refused (bad_ack bad_pull bad_rst rx_bad_seq rx_bad_epoch: $refused)" \
+		[ "$refused" = "0 0 0 0 0" ]
 	if [ "$mode" = loss ]; then
 		local dropped lost late rtx rtos gaps
 		dropped=$(ft_port "tor0-h$N" drop_loss)

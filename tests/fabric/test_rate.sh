@@ -11,8 +11,10 @@
 # two cores.  When the switch loses its CPU for longer than its
 # receive rings cover, frames reach it after the port has moved on and
 # the port idles: the switch counts those stalls and the frames lost
-# before it (hosts.tsv).  So at 2.5 and 5 Gbit/s a shortfall is retried
-# once, and if it stays and the switch recorded stalls or lost frames,
+# before it (hosts.tsv).  So a shortfall is retried once, and a third
+# time if the switch stalled again (at 1 Gbit/s too: another tenant took
+# the CPU for 22-30 stalls of 0.5 ms in 3 s once); at 2.5 and 5 Gbit/s,
+# if it stays and the switch recorded stalls or lost frames,
 # the figures are printed and the case counts a skip ("the highest
 # rate this machine sustains, stated"); a shortfall without either, or
 # any rate above R+5%, fails.
@@ -47,11 +49,18 @@ above() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
 rate_at() {	# R in bit/s, [soft]: a shortfall the machine explains is a skip
 	local r=$1 soft=${2:-}
+	local tries=1
 	measure "$r"
-	if ! ft_within "$GOT" "$r" 5 && ! above "$GOT" "$((r * 105 / 100))"; then
+	# Short, and the switch says it lost its CPU (or frames never reached
+	# it): the machine's other tenants, not the model.  Once more, and a
+	# third time if it stalled again; a shortfall with no stall is never
+	# retried away.
+	while ! ft_within "$GOT" "$r" 5 && ! above "$GOT" "$((r * 105 / 100))" &&
+	      { [ "$tries" = 1 ] || [ "${STALLS:-0}${LOST:-0}" != 00 ]; } && [ "$tries" -lt 3 ]; do
 		echo "# R=$r: short of the rate, measuring once more"
 		measure "$r"
-	fi
+		tries=$((tries + 1))
+	done
 	if [ -n "$soft" ] && ! ft_within "$GOT" "$r" 5 && ! above "$GOT" "$r" &&
 	   [ "${STALLS:-0}${LOST:-0}" != 00 ]; then
 		skip "rate $r: this machine delivered $GOT bit/s (offered $OFFERED) with $STALLS switch stalls and $LOST frames lost before the switch: not testable here"

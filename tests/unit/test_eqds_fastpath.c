@@ -661,7 +661,8 @@ static void copy_after_rst__goes_again_as_new_data(void **state)
 		assert_int_equal(seq, isn + 1 + unacked);
 		sent = f->rec.n_data;
 		f->now += 20000;
-		ctl(f, EQ_T_RST, 0, 0, 0);		/* the receiver lost its state */
+		ctl(f, EQ_T_RST, 0, seq, 0);		/* the receiver lost its state
+							 * (it echoes the fast send's seq) */
 		assert_int_equal(word().word, 0);
 		if (unacked) {
 			/* What was in flight went again, renumbered. */
@@ -713,8 +714,9 @@ static void restart__when_nothing_is_owed(void **state)
 			copy(f, p);
 		}
 		assert_int_equal(stats(f).inflight_bytes, BDP);
-		if (busy)	/* an ACK of nothing, saying the link stays busy 1 s */
-			ctl(f, EQ_T_ACK, seq + 100, PULL0, 1000000000);
+		if (busy)	/* an ACK of nothing in flight (one ACKed before), saying
+				 * the link stays busy 1 s */
+			ctl(f, EQ_T_ACK, seq0 - 1, PULL0, 1000000000);
 		eq_lease_shut(&bucket[PEER].lease.word);
 		sent = f->rec.n_data;
 		local(f, 1);

@@ -16,7 +16,10 @@
  *  - losses: a seq still missing a loss window after a later one came is
  *    NACKed as lost, once, and a trimmed one is not; its first send coming
  *    late brings no pulls (the sender took its credit back) and widens the
- *    window; loss_ns 0 turns it off.
+ *    window; loss_ns 0 turns it off;
+ *  - what a packet may change: DATA far from the next seq in order and a
+ *    SYN further ahead than a new epoch starts are refused, counted, and
+ *    change nothing; every RST echoes the seq that drew it.
  */
 #include "testlib.h"
 #include <stdlib.h>
@@ -37,6 +40,7 @@ struct rec {
 	unsigned	n_lost;
 	uint32_t	pull_acked;	/* the highest cumulative ack of a PULL, less ISN */
 	uint32_t	last_ack;	/* the seq of the last ACK */
+	uint32_t	rst_floor, rst_echo;	/* the last RST's */
 };
 
 static void rec_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
@@ -61,8 +65,11 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		r->lost[r->n_lost++] = h->seq_ack;
 	} else if (h->type == EQ_T_NACK)
 		r->nacks++;
-	else if (h->type == EQ_T_RST)
+	else if (h->type == EQ_T_RST) {
 		r->rsts++;
+		r->rst_floor = h->seq_ack;
+		r->rst_echo = h->pull;
+	}
 }
 
 static void rec_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
@@ -636,6 +643,74 @@ static void loss__off_without_a_window(void **state)
 	fx_free(f);
 }
 
+/* ---- What a packet may change ---- */
+
+/* DATA neither ahead of the next seq in order nor behind it by what the
+ * tunnel can have in flight cannot be the peer's: before, one such packet
+ * made the queue give up every seq before it, and the peer's next ones
+ * were dropped as duplicates.  Now it is dropped, unanswered. */
+static void window__data_far_from_the_next_seq_is_refused(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+	unsigned acks;
+
+	data(f, 1, 0, 1000);
+	data(f, 1, 1, 1001);
+	acks = f->rec.acks;
+	data_as(f, 1, 0x40000000u, EQ_T_DATA, 0, 2000);		/* 2^30 ahead */
+	data_as(f, 1, 0x40000000u, EQ_T_TRIMMED, 0, 2001);
+	data_as(f, 1, (uint32_t)-0x40000000, EQ_T_DATA, 0, 2002);	/* 2^30 behind */
+	assert_int_equal(stats(f, 1).rx_bad_seq, 3);
+	assert_int_equal(f->rec.acks, acks);
+	assert_int_equal(f->rec.nacks, 0);
+	assert_int_equal(stats(f, 1).rx_expected, ISN + 2);
+	data(f, 1, 2, 3000);
+	assert_delivered_in_order(&f->rec, 0, 3);
+	assert_int_equal(stats(f, 1).rx_dup, 0);
+	/* At the window's edge (reorder queue, two BDPs, 4096): held. */
+	data_as(f, 1, 3 + 32 + 16 + 4096 - 1, EQ_T_DATA, 0, 4000);
+	assert_int_equal(stats(f, 1).rx_bad_seq, 3);
+	fx_free(f);
+}
+
+/* A SYN further ahead than any new epoch of the peer starts is answered
+ * with an RST the peer alone takes (it echoes the SYN's seq), and changes
+ * nothing; one within that distance is a new epoch, as before. */
+static void window__syn_of_a_far_epoch_is_answered_not_taken(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+	uint32_t far = 0x40000000u, near = 8u << 20;	/* a new epoch is 4-8 Mi on */
+
+	data(f, 1, 0, 1000);
+	data(f, 1, 1, 1001);
+	data_as(f, 1, far, EQ_T_DATA, EQ_F_SYN, 2000);
+	assert_int_equal(stats(f, 1).rx_bad_epoch, 1);
+	assert_int_equal(f->rec.rsts, 1);
+	assert_int_equal(f->rec.rst_floor, ISN + 2);
+	assert_int_equal(f->rec.rst_echo, ISN + far);
+	assert_int_equal(stats(f, 1).rx_expected, ISN + 2);
+	data(f, 1, 2, 3000);
+	assert_delivered_in_order(&f->rec, 0, 3);
+	data_as(f, 1, near, EQ_T_DATA, EQ_F_SYN, 4000);
+	assert_int_equal(stats(f, 1).rx_bad_epoch, 1);
+	assert_int_equal(stats(f, 1).rx_expected, ISN + near + 1);
+	assert_int_equal(f->rec.n_delivered, 4);
+	fx_free(f);
+}
+
+/* Without state, the RST says so (floor 0) and echoes the seq. */
+static void window__rst_echoes_the_seq_that_drew_it(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+
+	data_as(f, 1, 5, EQ_T_DATA, 0, 1000);	/* no SYN, no state */
+	assert_int_equal(f->rec.rsts, 1);
+	assert_int_equal(f->rec.rst_floor, 0);
+	assert_int_equal(f->rec.rst_echo, ISN + 5);
+	assert_int_equal(f->rec.n_delivered, 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +730,9 @@ int main(void)
 		cmocka_unit_test(loss__each_missing_seq_once_and_trimmed_ones_not),
 		cmocka_unit_test(loss__late_first_send_brings_no_pulls_and_widens_the_window),
 		cmocka_unit_test(loss__off_without_a_window),
+		cmocka_unit_test(window__data_far_from_the_next_seq_is_refused),
+		cmocka_unit_test(window__syn_of_a_far_epoch_is_answered_not_taken),
+		cmocka_unit_test(window__rst_echoes_the_seq_that_drew_it),
 	};
 
 	return cmocka_run_group_tests_name("eqds_receiver", tests, NULL, NULL);

@@ -510,9 +510,10 @@ static void nack(struct fx *f, uint32_t seq, uint32_t pull_no)
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
 
-static void rst(struct fx *f, uint32_t floor)
+/* An RST: the floor of the next epoch, and the seq of ours that drew it. */
+static void rst(struct fx *f, uint32_t floor, uint32_t echo)
 {
-	struct eqt_hdr h = { .type = EQ_T_RST, .seq_ack = floor };
+	struct eqt_hdr h = { .type = EQ_T_RST, .seq_ack = floor, .pull = echo };
 
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
@@ -706,7 +707,7 @@ static void epoch__a_new_one_starts_past_every_seq_the_last_used(void **state)
 	local(f, 1);
 	last = f->rec.data_seq[f->rec.n_data - 1];
 	assert_int_equal(last, isn + 9000000);
-	rst(f, 0);				/* the receiver lost its state */
+	rst(f, 0, last);			/* the receiver lost its state */
 	isn2 = stats(f).tx_epoch;
 	assert_int_equal(isn2 & 0x3ff, 0);
 	assert_true((int32_t)(isn2 - last) > (int32_t)EPOCH_SYN_SEQS);
@@ -750,6 +751,97 @@ static void epoch__syn_packets_stay_in_the_window(void **state)
 	fx_free(f);
 }
 
+/* ---- What a control packet may change (ctl_in_window) ---- */
+
+/* A tunnel with one BDP sent and answered once: established, its pull
+ * numbering known (100), nothing asked beyond. */
+static uint32_t window_fx(struct fx *f)
+{
+	uint32_t isn;
+
+	local(f, 12);
+	run_until(f, 1000000);
+	isn = f->rec.data_seq[0];
+	pull(f, 100, isn + 1);
+	run_until(f, f->now + 1000000);
+	return isn;
+}
+
+/* An ack past the next seq, or far behind the cumulative one, cannot be
+ * the receiver's: refused, counted, and nothing changes (no credit from
+ * its pulls, nothing taken out of flight). */
+static void window__ack_past_what_was_sent_is_refused(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t isn = window_fx(f), hi = isn + f->rec.n_data;
+	struct eqds_peer_stats before = stats(f), st;
+
+	pull(f, 110, hi + 1);			/* one past the next seq */
+	pull(f, 110, isn + 0x40000000u);	/* 2^30 ahead */
+	ack(f, hi + 5, 110);
+	pull(f, 110, isn - 1 - 5000);		/* older than the window allows... */
+	st = stats(f);
+	assert_int_equal(st.bad_ack, 3);	/* ... is another epoch's: ignored */
+	assert_int_equal(st.credit, before.credit);
+	assert_int_equal(st.highest_pull, 100);
+	assert_int_equal(st.inflight_bytes, before.inflight_bytes);
+	pull(f, 101, hi);			/* the receiver's: everything ACKed */
+	st = stats(f);
+	assert_int_equal(st.bad_ack, 3);
+	assert_int_equal(st.highest_pull, 101);
+	assert_int_equal(st.inflight_bytes, MTU);	/* one more, on its pull */
+	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], hi);
+	fx_free(f);
+}
+
+/* Pulls beyond what was asked and two BDPs: refused, so that one spoofed
+ * PULL cannot move the pull numbering past the receiver's (its genuine
+ * PULLs would then grant nothing) nor hand out credit. */
+static void window__pulls_past_what_was_asked_are_refused(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t isn = window_fx(f), hi = isn + f->rec.n_data;
+	/* What the queue asked for past pull 100, two BDPs, 16 more. */
+	uint32_t room = f->e->tx[PEER]->told_target - 100 + 2 * BDP / MTU + 16;
+	int64_t credit = stats(f).credit;
+
+	assert_true(f->e->tx[PEER]->told_target - 100 < 16);
+
+	pull(f, 100 + 0x40000000u, hi);
+	pull(f, 100 + room + 1, hi);
+	assert_int_equal(stats(f).bad_pull, 2);
+	assert_int_equal(stats(f).highest_pull, 100);
+	assert_int_equal(stats(f).credit, credit);
+	pull(f, 100 + room, hi);		/* at the edge: taken */
+	assert_int_equal(stats(f).bad_pull, 2);
+	assert_int_equal(stats(f).highest_pull, 100 + room);
+	fx_free(f);
+}
+
+/* An RST must echo a seq of this epoch: one that does not (spoofed, or
+ * drawn by a packet of an epoch already ended) neither ends the epoch nor
+ * resends what is in flight. */
+static void window__rst_must_echo_a_seq_of_the_epoch(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t isn = window_fx(f), hi = isn + f->rec.n_data;
+	unsigned sent = f->rec.n_data;
+
+	rst(f, 0, isn - 1);			/* before the epoch */
+	rst(f, 0, hi + 1);			/* past what was sent */
+	rst(f, 0, isn + 0x40000000u);
+	assert_int_equal(stats(f).bad_rst, 3);
+	assert_int_equal(stats(f).tx_epoch, isn);
+	assert_int_equal(stats(f).tx_state, EQDS_TX_ESTABLISHED);
+	assert_int_equal(f->rec.n_data, sent);
+	rst(f, 0, isn + 3);			/* the receiver's: a new epoch */
+	assert_int_equal(stats(f).bad_rst, 3);
+	assert_true(stats(f).tx_epoch != isn);
+	assert_int_equal(stats(f).tx_state, EQDS_TX_SYN_SENT);
+	assert_true(f->rec.n_data > sent);	/* what was in flight goes again */
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +859,9 @@ int main(void)
 		cmocka_unit_test(infl__a_resend_far_behind_the_rest),
 		cmocka_unit_test(epoch__a_new_one_starts_past_every_seq_the_last_used),
 		cmocka_unit_test(epoch__syn_packets_stay_in_the_window),
+		cmocka_unit_test(window__ack_past_what_was_sent_is_refused),
+		cmocka_unit_test(window__pulls_past_what_was_asked_are_refused),
+		cmocka_unit_test(window__rst_must_echo_a_seq_of_the_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,6 +252,11 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->rx_lost += from->rx_lost;
 	to->rx_late += from->rx_late;
 	to->rx_relost += from->rx_relost;
+	to->bad_ack += from->bad_ack;
+	to->bad_pull += from->bad_pull;
+	to->bad_rst += from->bad_rst;
+	to->rx_bad_seq += from->rx_bad_seq;
+	to->rx_bad_epoch += from->rx_bad_epoch;
 }
 
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)
@@ -284,6 +289,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->pulls_sent = r->st.pulls_sent;
 		st->rx_direct = r->st.rx_direct;
 		st->pull_pkts = r->st.pull_pkts;
+		st->rx_bad_seq = r->st.rx_bad_seq;
+		st->rx_bad_epoch = r->st.rx_bad_epoch;
 	}
 	if (peer < EQDS_MAX_PEERS)
 		eqds_counters_add(st, &e->retired[peer]);

@@ -94,6 +94,10 @@ struct eqds_peer_stats {
 	uint64_t	infl_given_up;	/* packets in flight dropped unACKed: their
 					 * seqs spanned more than the in-flight
 					 * ring can grow to (sender.c) */
+	/* control packets refused, each changing nothing (sender.c,
+	 * ctl_in_window()): an ack past what was sent or far behind, pulls
+	 * past what was asked, an RST echoing no seq of this epoch */
+	uint64_t	bad_ack, bad_pull, bad_rst;
 	/* receiving side */
 	uint32_t	pull_no;	/* pulls sent to the peer */
 	uint32_t	pull_target;
@@ -105,6 +109,9 @@ struct eqds_peer_stats {
 	uint64_t	rx_lost;	/* seqs NACKed as lost (missing, later ones came) */
 	uint64_t	rx_late;	/* ... of which the first send came after all */
 	uint64_t	rx_relost;	/* NACKs sent again: still missing a while after */
+	/* DATA refused (receiver.c): a seq outside the window of this epoch,
+	 * a SYN further ahead than a new epoch starts (answered with an RST) */
+	uint64_t	rx_bad_seq, rx_bad_epoch;
 };
 
 enum eqds_tx_state { EQDS_TX_CLOSED = 0, EQDS_TX_SYN_SENT = 1, EQDS_TX_ESTABLISHED = 2 };

@@ -21,6 +21,18 @@
  * the receiver takes a SYN packet in that window as the current epoch's,
  * and a new epoch starts more than that past every seq of the last one. */
 #define EPOCH_SYN_SEQS	(1u << 20)
+/* How far past the next seq in order a new epoch may start: the sender's
+ * next lies 4096 to 8191 epochs (4-8 Mi seqs) past what it or the
+ * receiver last used (sender.c, new_epoch()).  A SYN further on is
+ * answered with an RST, not taken (docs/eqds.md, "What a packet may
+ * change"). */
+#define EPOCH_JUMP_MAX	(1u << 24)
+/* Acks a control packet may carry below the sender's cumulative ack (a
+ * late ACK, a PULL overtaken by a later one), and seqs a DATA packet may
+ * lie past the receiver's next in order beyond its reorder queue and two
+ * BDPs: anything else cannot come from the peer's tunnel. */
+#define ACK_SLACK_SEQS	4096
+#define PULL_SLACK	16	/* pulls beyond two BDPs and what was asked */
 
 static inline int before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 static inline int after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
@@ -209,6 +221,7 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now);
 void eqds_tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
 uint32_t eqds_tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
+uint32_t eqds_tx_sent_hi(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
 void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now);
 void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);

@@ -30,6 +30,18 @@ uint32_t eqds_tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct t
 	return lease_load(&e->bucket[peer]).parts.bytes & EQ_LEASE_BYTES;
 }
 
+/* The seq after the last one this tunnel has sent: TC stamps the lease's
+ * on its fast sends, ahead of ours while the lease is open. */
+uint32_t eqds_tx_sent_hi(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t)
+{
+	uint32_t seq;
+
+	if (!e->bucket || !t->lease_open)
+		return t->next_seq;
+	seq = lease_load(&e->bucket[peer]).parts.seq;
+	return after(seq, t->next_seq) ? seq : t->next_seq;
+}
+
 void eqds_tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
 	union eq_lease_word w;

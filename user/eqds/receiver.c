@@ -130,6 +130,27 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
 	e->io.send_ctl(e->io.ctx, peer, &h);
 }
 
+/* An RST: where the next epoch must start past (`floor`: our next seq in
+ * order, 0 without state), and the seq of the packet that drew it, which
+ * the sender checks is one of its epoch's (sender.c, ctl_in_window()). */
+static void send_rst(struct eqds *e, uint32_t peer, uint32_t floor, uint32_t echo)
+{
+	struct eqt_hdr h = { .type = EQ_T_RST, .seq_ack = floor, .pull = echo,
+			      .aux = eqds_rx_busy_ns(e) };
+
+	e->io.send_ctl(e->io.ctx, peer, &h);
+}
+
+/* How far past the next seq in order a DATA packet of this epoch may lie:
+ * what the reorder queue holds and two BDPs (what a sender can have in
+ * flight past a hole), with room to spare.  Beyond, it cannot be the
+ * peer's: it would make the queue give up every seq before it, and the
+ * tunnel drop what the peer really sends as duplicates. */
+static uint32_t rx_window(const struct eqds *e, const struct rx_tunnel *r)
+{
+	return r->q.lim + 2 * (uint32_t)(rx_bdp_cap(e) / e->cfg.mtu) + ACK_SLACK_SEQS;
+}
+
 /* The reorder queue's callbacks: a packet goes up to the host (the agent
  * frees nothing: the module does, after the call); a seq was lost on the
  * way, missing while later ones came: it is NACKed at once, with
@@ -181,6 +202,17 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	 * arrived (a new epoch starts beyond every seq of the last one),
 	 * it is a new epoch; before, an older one (sender.c, new_epoch()). */
 	cur = r->est && seq - r->isn < EPOCH_SYN_SEQS;
+	if (syn && !cur && r->est && !before(seq, r->q.expected) &&
+	    seq - r->q.expected >= EPOCH_JUMP_MAX) {
+		/* Further than a new epoch starts: not the peer's, or a peer
+		 * that restarted with a number of its own.  It is told where
+		 * to start (an RST only that peer takes: it echoes its seq). */
+		r->st.rx_bad_epoch++;
+		send_rst(e, peer, r->q.expected, seq);
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		return;
+	}
 	if (syn && !cur && (!r->est || !before(seq, r->q.expected))) {
 		/* Zero-RTT setup, or the sender started a new epoch: what is
 		 * held of the old one goes up now, gaps and all. */
@@ -190,14 +222,22 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	} else if (syn && !cur) {
 		/* An older epoch: tell the sender where we are, so that its
 		 * next epoch starts past it. */
-		eqds_rx_send_ctl(e, peer, EQ_T_RST, 0, r->q.expected);
+		send_rst(e, peer, r->q.expected, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return;
 	} else if (!r->est) {
 		/* Data of a tunnel we have no state for (we flushed or
 		 * restarted): the sender must start a new epoch. */
-		eqds_rx_send_ctl(e, peer, EQ_T_RST, 0, 0);
+		send_rst(e, peer, 0, seq);
+		if (p)
+			eqt_pkt_put(e->pool, p);
+		return;
+	} else if (seq - r->q.expected >= rx_window(e, r) &&
+		   r->q.expected - seq >= rx_window(e, r)) {
+		/* Neither ahead of the next in order nor behind it by what
+		 * the tunnel can have in flight: dropped, unanswered. */
+		r->st.rx_bad_seq++;
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return;

@@ -469,6 +469,47 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t 
 	eqt_pkt_put(e->pool, newest);
 }
 
+/* Whether a control packet can be the receiver's, RFC 5961-style: every
+ * number in it within what this tunnel sent or asked for.  One that is
+ * not (spoofed, or from a receiver gone mad) changes nothing and is
+ * counted by reason.  An RST echoes the seq of the packet that drew it,
+ * which must be one of this epoch's (an RST drawn by an older epoch's is
+ * late, and ignored as well); the ack of any other is at most the next
+ * seq, and no older than the cumulative ack by more than a little; and
+ * the pulls it grants at most what was asked, two BDPs and a little
+ * more (the receiver pulls trimmed packets back unasked).  An attacker
+ * off the path has to guess the epoch, random, to get past the first. */
+static bool ctl_in_window(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
+			  const struct eqt_hdr *h)
+{
+	uint32_t hi = eqds_tx_sent_hi(e, peer, t);
+
+	if (h->type == EQ_T_RST) {
+		if (before(h->pull, t->isn) || after(h->pull, hi)) {
+			t->st.bad_rst++;
+			return false;
+		}
+		return true;
+	}
+	if (before(h->seq_ack, t->isn - 1))
+		return true;		/* an older epoch's: ignored by the caller */
+	if (after(h->seq_ack, hi) || before(h->seq_ack, t->cum_ack - ACK_SLACK_SEQS)) {
+		t->st.bad_ack++;
+		return false;
+	}
+	if (t->hp_known && after(h->pull, t->highest_pull)) {
+		uint32_t asked = after(t->told_target, t->highest_pull) ?
+				 t->told_target - t->highest_pull : 0;
+		uint32_t room = asked + 2 * (uint32_t)(tx_bdp(e, t) / e->cfg.mtu) + PULL_SLACK;
+
+		if (h->pull - t->highest_pull > room) {
+			t->st.bad_pull++;
+			return false;
+		}
+	}
+	return true;
+}
+
 /* A control packet from the receiver of our tunnel to `peer`. */
 void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now)
 {
@@ -476,6 +517,8 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 	struct eqt_pkt *p;
 
 	if (!t || t->state == EQDS_TX_CLOSED)
+		return;
+	if (!ctl_in_window(e, peer, t, h))
 		return;
 	if (h->type == EQ_T_RST) {
 		/* No fast send may go in the epoch being ended. */
