@@ -698,6 +698,33 @@ static void window__syn_of_a_far_epoch_is_answered_not_taken(void **state)
 	fx_free(f);
 }
 
+/* eqds_wire() takes as the peer's only what lies in the windows (the
+ * agent learns the peer's route from nothing else). */
+static void window__only_data_in_the_window_is_taken(void **state)
+{
+	struct fx *f = fx_new(32, EQDS_ASL_FIFO);
+	struct eqt_hdr h = { .type = EQ_T_DATA, .pull = 8, .aux = MTU };
+	struct eqt_pkt *p;
+	static const struct { uint32_t seq; uint8_t flags; bool taken; } pkts[] = {
+		{ ISN, EQ_F_SYN, true },			/* the epoch starts */
+		{ ISN + 0x40000000u, 0, false },		/* DATA far ahead */
+		{ ISN + 0x40000000u, EQ_F_SYN, false },		/* an epoch far ahead */
+		{ ISN + 1, 0, true },
+	};
+
+	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++) {
+		h.seq_ack = pkts[i].seq;
+		h.flags = pkts[i].flags;
+		p = eqt_pkt_get(&f->pool);
+		assert_non_null(p);
+		memcpy(p->data, &h.seq_ack, sizeof(h.seq_ack));
+		p->len = MTU;
+		assert_int_equal(eqds_wire(f->e, 1, &h, p, 1000 + i), pkts[i].taken);
+	}
+	assert_delivered_in_order(&f->rec, 0, 2);
+	fx_free(f);
+}
+
 /* Without state, the RST says so (floor 0) and echoes the seq. */
 static void window__rst_echoes_the_seq_that_drew_it(void **state)
 {
@@ -733,6 +760,7 @@ int main(void)
 		cmocka_unit_test(window__data_far_from_the_next_seq_is_refused),
 		cmocka_unit_test(window__syn_of_a_far_epoch_is_answered_not_taken),
 		cmocka_unit_test(window__rst_echoes_the_seq_that_drew_it),
+		cmocka_unit_test(window__only_data_in_the_window_is_taken),
 	};
 
 	return cmocka_run_group_tests_name("eqds_receiver", tests, NULL, NULL);

@@ -818,6 +818,30 @@ static void window__pulls_past_what_was_asked_are_refused(void **state)
 	fx_free(f);
 }
 
+/* eqds_wire() says whether it took a packet as the peer's: the agent
+ * learns the peer's route only from those (agent.c, from_wire()). */
+static bool taken(struct fx *f, uint8_t type, uint32_t ack, uint32_t pull_no)
+{
+	struct eqt_hdr h = { .type = type, .seq_ack = ack, .pull = pull_no };
+
+	return eqds_wire(f->e, PEER, &h, NULL, f->now);
+}
+
+static void window__only_packets_in_the_windows_are_taken(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t isn = window_fx(f), hi = isn + f->rec.n_data;
+
+	assert_false(taken(f, EQ_T_PULL, hi + 1, 101));		/* ack past what was sent */
+	assert_false(taken(f, EQ_T_PULL, hi, 100 + 0x40000000u));	/* pulls not asked for */
+	assert_false(taken(f, EQ_T_ACK, isn - 2, 100));		/* an older epoch's */
+	assert_false(taken(f, EQ_T_RST, 0, isn - 1));		/* echoes no seq of ours */
+	assert_true(taken(f, EQ_T_ACK, isn + 1, 100));
+	assert_true(taken(f, EQ_T_PULL, hi, 101));
+	assert_true(taken(f, EQ_T_RST, 0, isn + 2));
+	fx_free(f);
+}
+
 /* An RST must echo a seq of this epoch: one that does not (spoofed, or
  * drawn by a packet of an epoch already ended) neither ends the epoch nor
  * resends what is in flight. */
@@ -862,6 +886,7 @@ int main(void)
 		cmocka_unit_test(window__ack_past_what_was_sent_is_refused),
 		cmocka_unit_test(window__pulls_past_what_was_asked_are_refused),
 		cmocka_unit_test(window__rst_must_echo_a_seq_of_the_epoch),
+		cmocka_unit_test(window__only_packets_in_the_windows_are_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -233,8 +233,15 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 		a->cnt.no_peer++;
 		return;
 	}
-	/* The reply route follows what the peer uses (its MAC may change). */
-	learn_route(a, slot, f, &fi, false);
+	/* The reply route follows what the peer uses (its MAC may change),
+	 * learnt from a frame the scheme took as the peer's: a frame anyone
+	 * on the link could forge with the peer's address (an on-link host
+	 * diverted the control packets to itself so) teaches nothing.  The
+	 * first frame from a peer gives the route its answer needs. */
+	bool first = !a->peers.routed[slot];
+
+	if (first)
+		learn_route(a, slot, f, &fi, false);
 	a->active[slot] = true;
 	if (fi.hdr.type == EQ_T_DATA) {
 		p = eqt_pkt_get(&a->pool);
@@ -246,7 +253,8 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 		p->len = len;
 		p->l3_off = fi.inner_off;
 	}
-	a->ops->from_wire(a->sch, slot, &fi.hdr, p, now_ns());
+	if (a->ops->from_wire(a->sch, slot, &fi.hdr, p, now_ns()) && !first)
+		learn_route(a, slot, f, &fi, false);
 }
 
 /* Everything the wire's rings hold (up to what they can hold), what the

@@ -68,8 +68,11 @@ struct eqt_scheme_ops {
 	int	(*from_host)(void *s, uint32_t peer, struct eqt_pkt *p, uint64_t now);
 	/* The copy of a packet TC sent on leased credit, its seq stamped. */
 	int	(*fast_sent)(void *s, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
-	/* p: a DATA frame (the scheme owns it), or NULL for control. */
-	void	(*from_wire)(void *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+	/* p: a DATA frame (the scheme owns it), or NULL for control.  True
+	 * if the scheme took it as its peer's (nothing a spoofer could have
+	 * guessed: within its windows); the agent learns the peer's route
+	 * only from those. */
+	bool	(*from_wire)(void *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 			     uint64_t now);
 	uint64_t (*run)(void *s, uint64_t now);		/* the next deadline */
 	void	(*flush)(void *s, uint32_t peer, uint64_t now);	/* EQ_MAX_PEERS: all */

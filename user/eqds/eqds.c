@@ -120,27 +120,29 @@ int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 	return rc;
 }
 
-void eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+bool eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now)
 {
+	bool taken = false;
+
 	clock_seen(e, now);
 	if (peer >= EQDS_MAX_PEERS) {
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		return;
+		return false;
 	}
 	switch (h->type) {
 	case EQ_T_DATA:
 		if (!p)
-			return;
-		eqds_rx_packet(e, peer, h, p, now);
+			return false;
+		taken = eqds_rx_packet(e, peer, h, p, now);
 		break;
 	case EQ_T_TRIMMED:
 	case EQ_T_RTS:
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		eqds_rx_link_used(e, h->wire_len);
-		eqds_rx_packet(e, peer, h, NULL, now);
+		taken = eqds_rx_packet(e, peer, h, NULL, now);
 		break;
 	case EQ_T_PULL:
 	case EQ_T_ACK:
@@ -149,13 +151,14 @@ void eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eq
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		eqds_rx_link_used(e, h->wire_len);
-		eqds_tx_control(e, peer, h, now);
+		taken = eqds_tx_control(e, peer, h, now);
 		eqds_tx_arbiter(e, now);
 		break;
 	default:
 		if (p)
 			eqt_pkt_put(e->pool, p);
 	}
+	return taken;
 }
 
 static bool tx_idle(const struct tx_tunnel *t)

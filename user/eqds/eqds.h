@@ -128,8 +128,11 @@ void eqds_free(struct eqds *e);
  * -ENOBUFS if the edge queue dropped it (the packet is freed). */
 int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now);
 /* A packet from the wire from `peer`: p is the DATA frame (the module owns
- * it from here) or NULL for a control packet or trimmed header. */
-void eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+ * it from here) or NULL for a control packet or trimmed header.  True if
+ * it was taken as the peer's tunnel's: within every window, of the
+ * current epoch or starting one (docs/eqds.md, "What a packet may
+ * change"); the agent learns the peer's route only from those. */
+bool eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 	       uint64_t now);
 /* A packet TC sent on leased credit (its copy, seq stamped): kept until
  * ACKed, as if the module had sent it.  0, or as eqds_local() when the

@@ -224,7 +224,9 @@ uint32_t eqds_tx_lease_bytes(const struct eqds *e, uint32_t peer, const struct t
 uint32_t eqds_tx_sent_hi(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t);
 void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type, uint32_t seq,
 		   uint64_t now);
-void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
+/* A control packet from the receiver of our tunnel to `peer`: true if
+ * it was taken as its (within the windows, of the current epoch). */
+bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
 void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost);
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now);
@@ -245,8 +247,10 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
 void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r);
 void eqds_rx_direct_retry(struct eqds *e);
-void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
-	       uint64_t now);
+/* A DATA, TRIMMED or RTS packet from `peer`: true if it was taken as its
+ * tunnel's (of the current epoch or starting one, within the window). */
+bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+		    uint64_t now);
 uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now);
 void eqds_rx_link_used(struct eqds *e, uint32_t frame_len);

@@ -86,10 +86,10 @@ static int fast_sent(void *s, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 	return eqds_sent(s, peer, p, seq, now);
 }
 
-static void from_wire(void *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+static bool from_wire(void *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 		      uint64_t now)
 {
-	eqds_wire(s, peer, h, p, now);
+	return eqds_wire(s, peer, h, p, now);
 }
 
 static uint64_t run(void *s, uint64_t now)

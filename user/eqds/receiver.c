@@ -177,8 +177,8 @@ void eqds_rx_init(struct eqds *e)
 					  .lost = rx_lost };
 }
 
-void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
-	       uint64_t now)
+bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+		    uint64_t now)
 {
 	struct rx_tunnel *r = rx_get(e, peer, now);
 	uint32_t seq = h->seq_ack, isn = seq & ~((1u << EPOCH_SHIFT) - 1);
@@ -187,7 +187,7 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	if (!r) {
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		return;
+		return false;
 	}
 	r->last_use_ns = now;
 	/* DATA here may be out of order, or in order after packets XDP
@@ -211,7 +211,8 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		send_rst(e, peer, r->q.expected, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		return;
+		eqds_rx_direct_open(e, peer, r);	/* as it was: nothing changed */
+		return false;
 	}
 	if (syn && !cur && (!r->est || !before(seq, r->q.expected))) {
 		/* Zero-RTT setup, or the sender started a new epoch: what is
@@ -225,14 +226,14 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		send_rst(e, peer, r->q.expected, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		return;
+		return false;
 	} else if (!r->est) {
 		/* Data of a tunnel we have no state for (we flushed or
 		 * restarted): the sender must start a new epoch. */
 		send_rst(e, peer, 0, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		return;
+		return false;
 	} else if (seq - r->q.expected >= rx_window(e, r) &&
 		   r->q.expected - seq >= rx_window(e, r)) {
 		/* Neither ahead of the next in order nor behind it by what
@@ -240,7 +241,8 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		r->st.rx_bad_seq++;
 		if (p)
 			eqt_pkt_put(e->pool, p);
-		return;
+		eqds_rx_direct_open(e, peer, r);	/* as it was: nothing changed */
+		return false;
 	}
 	/* Demand: a SYN packet's pull target is relative to our numbering. */
 	uint32_t target = syn ? r->pull_no + h->pull : h->pull;
@@ -271,7 +273,7 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * next, and the ACK would free the packet that gets it should
 		 * that one be sent before the ACK arrives (and trimmed). */
 		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->q.expected - 1);
-		return;
+		return true;
 	}
 	/* A packet NACKed as lost that came after all (its first send,
 	 * late; a resend carries EQ_F_RTX): the sender has its credit back
@@ -283,7 +285,7 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 			r->st.rx_trimmed++;
 			if (p)
 				eqt_pkt_put(e->pool, p);
-			return;
+			return true;
 		}
 	} else {
 		eqds_rx_set_owed(e, r, r->owed + (h->aux ? h->aux : e->cfg.mtu));
@@ -303,13 +305,14 @@ void eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		r->st.rx_trimmed++;
 		eqt_reorder_nacked(&r->q, seq);		/* not to be NACKed as lost too */
 		eqds_rx_send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
-		return;
+		return true;
 	}
 	r->st.rx_data++;
 	eqds_rx_send_ctl(e, peer, EQ_T_ACK, (h->flags & EQ_F_SYN) | (h->ce ? EQ_F_ECE : 0), seq);
 	p->seq = seq;
 	eqt_reorder_in(&r->q, p, &e->rio, peer, now);
 	eqds_rx_direct_open(e, peer, r);
+	return true;
 }
 
 uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now)

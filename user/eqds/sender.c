@@ -510,16 +510,29 @@ static bool ctl_in_window(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 	return true;
 }
 
-/* A control packet from the receiver of our tunnel to `peer`. */
-void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now)
+static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const struct eqt_hdr *h,
+		    uint64_t now);
+
+bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
+
+	if (!t || t->state == EQDS_TX_CLOSED || !ctl_in_window(e, peer, t, h))
+		return false;
+	/* Anything but an RST about an older epoch (isn - 1 is this epoch's
+	 * too: the answer to an RTS acknowledges the last seq delivered in
+	 * order, and none has been yet: receiver.c) changes nothing. */
+	if (h->type != EQ_T_RST && before(h->seq_ack, t->isn - 1))
+		return false;
+	control(e, peer, t, h, now);
+	return true;
+}
+
+static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const struct eqt_hdr *h,
+		    uint64_t now)
+{
 	struct eqt_pkt *p;
 
-	if (!t || t->state == EQDS_TX_CLOSED)
-		return;
-	if (!ctl_in_window(e, peer, t, h))
-		return;
 	if (h->type == EQ_T_RST) {
 		/* No fast send may go in the epoch being ended. */
 		eqds_tx_lease_close(e, peer, t, now);
@@ -541,11 +554,7 @@ void eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 		restart(e, t, peer, now);
 		return;
 	}
-	/* Anything else acknowledging this epoch ends SYN_SENT.  isn - 1 is
-	 * this epoch's too: the answer to an RTS acknowledges the last seq
-	 * delivered in order, and none has been yet (receiver.c). */
-	if (before(h->seq_ack, t->isn - 1))
-		return;		/* about an older epoch */
+	/* Anything else acknowledging this epoch ends SYN_SENT. */
 	t->last_ctl_ns = now;
 	t->busy_until = now + h->aux;
 	if (!t->hp_known) {
