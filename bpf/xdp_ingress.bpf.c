@@ -234,6 +234,38 @@ static __always_inline __u64 *check_inner(void *inner, void *end, __u8 proto, __
 	return &st->rx_drop_inner;
 }
 
+/* The inner packet's source lies in one of the peer's prefixes: what may
+ * come through its tunnel, as WireGuard's allowed IPs.  Anything else is
+ * a packet injected with the peer's outer address (issue 16): dropped
+ * before it reaches XDP's delivery or the agent.  An inner packet that is
+ * not the IP version `proto` says, or is cut short, is check_inner()'s
+ * (or the agent's) to drop, by its own reason. */
+static __always_inline bool inner_src_ok(void *inner, void *end, __u8 proto, __u32 slot)
+{
+	struct eq_prefix_key k = {};	/* not a template in .rodata: the loader
+					 * shares TC's maps, which has none */
+	struct eq_prefix_val *pv;
+
+	k.prefixlen = 128;
+	if (proto == EQ_PROTO_IPV4) {
+		struct iphdr *ip = inner;
+
+		if ((void *)(ip + 1) > end || ip->version != 4)
+			return true;
+		eq_addr_from_v4(&k.addr, ip->saddr);
+	} else if (proto == EQ_PROTO_IPV6) {
+		struct ipv6hdr *ip6 = inner;
+
+		if ((void *)(ip6 + 1) > end || ip6->version != 6)
+			return true;
+		__builtin_memcpy(&k.addr, &ip6->saddr, sizeof(k.addr));
+	} else {
+		return true;
+	}
+	pv = bpf_map_lookup_elem(&eq_prefixes, &k);
+	return pv && pv->peer == slot;
+}
+
 /* The per-peer receive counters: DATA that arrived from the peer, whether
  * XDP delivers it or hands it to the agent.  rx_ce counts the fabric's
  * marks: CE on the outer header over an inner one that was not CE. */
@@ -431,6 +463,12 @@ int xdp_ingress(struct xdp_md *ctx)
 	peer = bpf_map_lookup_elem(&eq_peers, &slot);
 	if (!peer || !(peer->flags & EQ_PEER_USED)) {
 		st->rx_drop_peer++;
+		return XDP_DROP;
+	}
+
+	if (eq_type(eq) == EQ_T_DATA &&
+	    !inner_src_ok((void *)eq + (eq_len & 0x3ff), end, eq->proto, slot)) {
+		st->rx_drop_src++;
 		return XDP_DROP;
 	}
 

@@ -227,8 +227,14 @@ static int reuse_maps(struct bpf_object *obj, struct bpf_object *src)
 
 	bpf_object__for_each_map(map, obj) {
 		s = bpf_object__find_map_by_name(src, bpf_map__name(map));
-		if (!s)
+		if (!s) {
+			/* A build fault: every map of the XDP object must be one
+			 * of TC's (a .rodata or .data section of its own, from a
+			 * constant template or bpf_printk, is not). */
+			eq_err("the XDP program's map %s is not one of the TC program's",
+			       bpf_map__name(map));
 			return -ENOENT;
+		}
 		err = bpf_map__reuse_fd(map, bpf_map__fd(s));
 		if (err)
 			return err;

@@ -344,6 +344,8 @@ struct eq_stats {
 					 * down: DATA delivered, the rest dropped */
 	__u64	rx_drop_seg;		/* DATA with a segment option its inner TCP
 					 * segment does not fit (wire.h) */
+	__u64	rx_drop_src;		/* DATA whose inner source lies in none of
+					 * the sending peer's prefixes */
 };
 
 #endif /* EDGEQ_MAPS_H */

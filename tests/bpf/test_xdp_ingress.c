@@ -303,6 +303,32 @@ static void xdp_ingress__seq_adds_segment_option_index(void **state)
 	expect_drop(fx, .rx_decap = 2, .rx_drop_seg = 1);
 }
 
+/* An inner source outside the sending peer's prefixes is an injection
+ * with the peer's outer address: dropped, whatever the scheme (here
+ * none: XDP would deliver it itself).  The peer's own address and any
+ * other in its prefixes pass. */
+static void xdp_ingress__inner_source_outside_the_peers_prefixes_dropped(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct pkt_spec s;
+
+	for (int fam = 0; fam < 2; fam++) {
+		pkt_spec_init(&s, fam ? AF_INET6 : AF_INET, IPPROTO_UDP, &pkt_host_a, &pkt_host_b);
+		s.src = fam ? pkt_addr("fd00:3::9") : pkt_addr("10.3.0.9");	/* nobody's */
+		fx->inner_len = pkt_build_ip(fx->inner, sizeof(fx->inner), &s);
+		encap_init(fx, &e, AF_INET);
+		run_encap(fx, &e);
+		assert_int_equal(fx->r.retval, XDP_DROP);
+		s.src = fam ? pkt_addr("fd00:1::77") : pkt_addr("10.1.200.3");	/* A's prefixes */
+		fx->inner_len = pkt_build_ip(fx->inner, sizeof(fx->inner), &s);
+		encap_init(fx, &e, AF_INET);
+		run_encap(fx, &e);
+		check_decap(fx);
+	}
+	expect_stats(fx, &(struct eq_stats){ .rx_drop_src = 2, .rx_decap = 2 });
+}
+
 /* ---- Malformed: dropped, each by its own counter ---- */
 
 static void xdp_ingress__truncated_header_dropped_short(void **state)
@@ -972,6 +998,7 @@ int main(void)
 		T(xdp_ingress__header_options_skipped),
 		T(xdp_ingress__seq_adds_outer_ip_id),
 		T(xdp_ingress__seq_adds_segment_option_index),
+		T(xdp_ingress__inner_source_outside_the_peers_prefixes_dropped),
 		T(xdp_ingress__truncated_header_dropped_short),
 		T(xdp_ingress__wrong_version_dropped),
 		T(xdp_ingress__unknown_type_dropped),

@@ -10,7 +10,8 @@
 #     A sent; a PULL granting 2^30 pulls; an RST echoing no seq of A's;
 #   to B, the receiver (as if from A): DATA 2^30 seqs past the next in
 #     order; a SYN of an epoch 2^30 ahead (answered with an RST, which A
-#     then refuses: it echoes no seq A sent).
+#     then refuses: it echoes no seq A sent); DATA that XDP would deliver
+#     itself (frame_len 0) from an inner source outside A's prefixes.
 # The numbers are taken from the tunnel's own state, so that every packet
 # is exactly as far out as said (an attacker off the path guesses, and
 # lands further out still).  The tunnel runs over underlay addresses of
@@ -65,7 +66,14 @@ spoof a "$(eqh 1 6 0 5 0 0 7 0 "$far" 0)"			# RST echoing no seq of A's
 inner=$(ip4 0 1 17 10.77.0.1 10.77.0.2 "$(udp 40000 9 0102030405060708)")
 spoof b "$(eqh 1 0 0 5 4 0 7 "$far" 0 100)$inner"		# DATA 2^30 ahead
 spoof b "$(eqh 1 0 1 5 4 0 7 $((far & ~1023)) 0 100)$inner"	# SYN, epoch 2^30 ahead
+# DATA with frame_len 0, which XDP delivers itself (a sender without an
+# agent), from an inner source none of A's prefixes covers.
+src0=$(eq_stat b rx_drop_src)
+spoof b "$(eqh 1 0 0 5 4 0 7 "$E" 0 0)$(ip4 0 1 17 10.99.0.9 10.77.0.2 "$(udp 40000 9 0102030405060708)")"
 sleep 0.5
+src1=$(eq_stat b rx_drop_src)
+check "B's XDP dropped DATA from an inner source outside A's prefixes (rx_drop_src $src0 -> $src1)" \
+	test "${src1:-0}" -eq $((${src0:-0} + 1))
 
 for f in bad_ack bad_pull bad_rst; do
 	v=$(agent a "$f")
