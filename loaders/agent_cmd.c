@@ -59,6 +59,10 @@ int cmd_agent(const struct eq_opts *o, const char *action)
 			eq_err("%s: the agent would not stop", o->ifname);
 		else
 			eq_info("%s: agent stopped; peer traffic now follows on_agent_down", o->ifname);
+	} else if (!(cfg.flags & EQ_CFG_COMPLETE)) {
+		eq_err("%s is half attached (an attach was killed before it finished): 'edgeq "
+		       "attach' again rolls it back, or 'edgeq detach %s'", o->ifname, o->ifname);
+		rc = 1;
 	} else if (eq_agent_state(dir, &cfg, &ag, &age)) {
 		eq_err("%s: an agent (pid %u) already runs; 'edgeq agent stop %s' first", o->ifname,
 		       ag.pid, o->ifname);

@@ -154,7 +154,9 @@ static int teardown(const char *dir, const char *ifname, int ifindex)
 	return rc;
 }
 
-/* 1: a live attachment is there; 0: nothing, or stale pins were cleaned. */
+/* 1: a live attachment is there; 0: nothing, or stale pins or a half
+ * attachment (an attach killed before it finished: we hold the lock it
+ * held, so it is dead) were cleaned up. */
 static int check_existing(const char *dir, const char *ifname, int ifindex)
 {
 	struct stat st;
@@ -178,10 +180,14 @@ static int check_existing(const char *dir, const char *ifname, int ifindex)
 		close(tc_fd);
 	if (xdp_fd >= 0)
 		close(xdp_fd);
-	if (live)
+	if (live && (cfg.flags & EQ_CFG_COMPLETE))
 		return 1;
-	eq_info("%s: removing stale pins at %s (an earlier attach crashed or was undone by hand)",
-		ifname, dir);
+	if (live)
+		eq_info("%s: rolling back a half attachment at %s (an attach was killed before it "
+			"finished)", ifname, dir);
+	else
+		eq_info("%s: removing stale pins at %s (an earlier attach crashed or was undone by "
+			"hand)", ifname, dir);
 	/* Only our own programs and routes are touched: is_ours() checks ids. */
 	teardown(dir, ifname, cfg.ifindex == (__u32)ifindex ? ifindex : 0);
 	eq_pins_remove(dir);
@@ -439,6 +445,11 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 			goto fail;
 		}
 	}
+	/* Last: an attachment without it is a killed attach's, which the
+	 * next attach rolls back (check_existing()). */
+	b->flags |= EQ_CFG_COMPLETE;
+	if ((rc = eq_config_write(&m, b)))
+		goto map_fail;
 	eq_info("attached to %s: TC egress, XDP %s%s; %zu peer prefix%s; state pinned at %s",
 		o->ifname, xdp_mode_name(b),
 		(b->flags & EQ_CFG_XDP_MULTIPROG) ? " (libxdp dispatcher)" :

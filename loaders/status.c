@@ -244,7 +244,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		       xdp ? "true" : "false", mode, (c.flags & EQ_CFG_XDP_MULTIPROG) ? "true" : "false",
 		       (c.flags & EQ_CFG_CREATED_CLSACT) ? "true" : "false", l4, l6, c.port, c.mtu,
 		       (unsigned long long)c.link_rate_bps, c.entropy ? "packet" : "flow", c.node_id);
-		printf("\"scheme\":\"%s\",", eqds ? "eqds" : "none");
+		printf("\"scheme\":\"%s\",\"complete\":%s,", eqds ? "eqds" : "none",
+		       (c.flags & EQ_CFG_COMPLETE) ? "true" : "false");
 		if (eqds)
 			printf("\"agent_pid\":%u,\"agent_alive\":%s,\"agent_heartbeat_age_ms\":%.1f,"
 			       "\"agent_xsk_mode\":\"%s\",\"on_agent_down\":\"%s\",\"agent_ifindex\":%u,"
@@ -263,6 +264,9 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	} else {
 		printf("%s%s: %s\n", first ? "" : "\n", ifname,
 		       !here ? "attached in another network namespace (use --netns to see its hooks)" :
+		       !(c.flags & EQ_CFG_COMPLETE) ?
+		       "HALF ATTACHED: an attach was killed before it finished; 'edgeq attach' "
+		       "again rolls it back, or 'edgeq detach'" :
 		       tc && xdp ? "attached" : "STALE: hooks missing; 'edgeq detach' cleans up");
 		printf("  pins     %s\n", dir);
 		if (here)
@@ -275,10 +279,12 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			printf("  agent    edgeqd pid %u, alive (heartbeat %.0f ms ago), wire socket %s; "
 			       "if it stops: %s\n", ag.pid, age / 1e6,
 			       ag.xsk_mode == 2 ? "zero-copy" : "copy mode", down);
-		else if (eqds)
+		else if (eqds && (c.flags & EQ_CFG_COMPLETE))
 			printf("  agent    DOWN (%s): peer traffic follows on_agent_down %s; "
 			       "'edgeq agent start %s'\n", ag.pid ? "heartbeat stale" : "not running",
 			       down, ifname);
+		else if (eqds)
+			printf("  agent    not started: the attach did not get that far\n");
 		if (eqds && ag.started_ns)	/* an agent ran: its last counters */
 			show_agent_counters(&ag, false);
 		printf("  peers\n    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", "prefix", "via", "tx pkts",

@@ -111,6 +111,9 @@ enum eq_xdp_attach {
 #define EQ_CFG_HAS_V6		0x8	/* local6 is set: IPv6 peers allowed */
 #define EQ_CFG_CREATED_CLSACT	0x2	/* attach created the clsact qdisc */
 #define EQ_CFG_XDP_MULTIPROG	0x4	/* XDP went through libxdp's dispatcher */
+#define EQ_CFG_COMPLETE		0x10	/* attach finished; without it, an attach was
+					 * killed half-way, and the next one rolls
+					 * back what it left */
 
 /* The control scheme that owns the tunnel's data. */
 enum eq_scheme {

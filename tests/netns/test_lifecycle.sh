@@ -247,9 +247,12 @@ check "nothing left after detach (pins, XDP, clsact, proto 233 routes)" nothing_
 # ---- 5. attach killed (SIGKILL) at many points ----
 
 # The kills land before, during and after an attach.  Whatever was left,
-# the next attach must clean it up and succeed, or say "already attached"
-# while a hook of ours is live; detach then leaves nothing.  Each case
-# checks these invariants, not where the kill landed.
+# the next attach must clean it up (stale pins) or roll it back (a half
+# attachment) and succeed; only an attachment that got to its end may be
+# "already attached".  Meanwhile `status` of a half attachment advises no
+# command that cannot work, and `agent start` refuses it.  Detach then
+# leaves nothing.  Each case checks these invariants, not where the kill
+# landed.
 
 # `ip route` commands a killed attach started run on: wait for them.
 orphans_gone() {
@@ -270,12 +273,23 @@ crash_case() {		# crash_case DELAY
 	krc=$?			# 137: killed; 0: it had finished
 	CRASH_PID=
 	orphans_gone || { echo "# ip commands of the killed attach still running"; return 1; }
+	# Half attached (killed before it finished): status must not send the
+	# user to a command that cannot work, and agent start refuses.
+	out=$(eq_a status "$TB_IFA" 2>&1)
+	if has "$out" 'HALF ATTACHED'; then
+		has "$out" 'agent start' && { echo "# a half attachment's status advises agent start"; return 1; }
+		eq_a agent start "$TB_IFA" >/dev/null 2>&1 &&
+			{ echo "# agent start ran on a half attachment"; return 1; }
+		why=" (half attached: rolled back)"
+	fi
 	out=$(eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf" 2>&1)
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
+		# Only a finished attachment (the kill came after its last
+		# step) may refuse; a half one is rolled back.
 		has "$out" 'already attached' || { echo "# attach after the kill: exit $rc: $out"; return 1; }
-		status_a_jq '.tc_attached or .xdp_attached' ||
-			{ echo "# 'already attached' but no hook of ours is live"; return 1; }
+		status_a_jq '.complete and (.tc_attached or .xdp_attached)' ||
+			{ echo "# 'already attached' but the attachment is not complete and live"; return 1; }
 		eq_a detach "$TB_IFA" >/dev/null 2>&1 || { echo "# detach of the live attachment failed"; return 1; }
 		nothing_left "$TB_A" "$TB_IFA" || return 1
 		out=$(eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf" 2>&1) ||
@@ -283,6 +297,7 @@ crash_case() {		# crash_case DELAY
 		why=" (was live: detached first)"
 	fi
 	has "$out" 'removing stale pins' && why=" (stale pins removed)"
+	has "$out" 'rolling back a half attachment' && why=" (half attachment rolled back)"
 	attached_a || { echo "# not attached after the re-attach"; eq_a status "$TB_IFA" | as_comment; return 1; }
 	eq_a detach "$TB_IFA" >/dev/null 2>&1 || { echo "# detach failed"; return 1; }
 	nothing_left "$TB_A" "$TB_IFA" || return 1
