@@ -297,6 +297,9 @@ struct eq_agent_peer {
 	 * behind, whose pulls exceed what was asked, RSTs echoing no seq of
 	 * this epoch; DATA outside the window, SYNs too far ahead. */
 	__u64	bad_ack, bad_pull, bad_rst, rx_bad_seq, rx_bad_epoch;
+	__u64	peer_silent;		/* times the receiver fell silent for an RTO
+					 * (its agent down or starved): the tunnel
+					 * ran without credit until it spoke */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

@@ -177,6 +177,23 @@ echo "# ... $FLUSH_DONE"
 check "receiver's tunnels flushed 3 times $FLUSH_WHEN: $FLUSH_MB MB arrive identical" flush_during b
 echo "# ... $FLUSH_DONE"
 
+# A dead agent degrades the tunnel, never stops it (docs/eqds.md, "A
+# silent receiver"): with B's agent stopped, A's tunnel hears nothing for
+# an RTO and goes on without waiting for credit, B's XDP delivering what
+# comes.  Waiting for credit, it let one BDP through per RTO, the RTO
+# doubling: 32 MB would not have arrived in a minute.  With B's agent
+# back, the tunnel waits for credit again.
+silent() { "$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json |
+	jq '[.interfaces[0].peers[] | .agent.peer_silent // 0] | add'; }
+s0=$(silent)
+check "B's agent stopped" eq_b agent stop "$TB_IFB"
+check "... 32 MB A -> B arrive identical all the same" tcp_transfer_ok 10.77.0.2 32
+s1=$(silent)
+check "... A's tunnel found B silent and ran on without credit (peer_silent $s0 -> $s1)" \
+	test "${s1:-0}" -gt "${s0:-0}"
+check "B's agent started again" eq_b agent start "$TB_IFB"
+check "... 8 MB A -> B arrive identical" tcp_transfer_ok 10.77.0.2 8
+
 # on_agent_down drop: a killed agent's peer traffic is dropped and counted.
 eq_a detach "$TB_IFA" >/dev/null
 sed -i 's/^on_agent_down .*/on_agent_down drop/' "$TB_TMP/a.conf"

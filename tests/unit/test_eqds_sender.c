@@ -396,37 +396,43 @@ static void rto__a_lost_retransmission_times_out_again(void **state)
 /* A receiver that says nothing at all for an RTO has no agent, or one
  * starved of CPU (its XDP delivers our DATA itself): what is in flight
  * counts as delivered, not sent again (the receiver would get it twice),
- * and its credit carries new data rather than wait for pulls that will
- * not come; while data waits, RTSs ask at the floor RTO, so that a
- * restarted agent is heard from at once. */
-static void rto__silent_receiver_frees_in_flight_on_own_credit(void **state)
+ * and until the receiver speaks again the tunnel waits for no credit
+ * and holds nothing in flight (nothing would ACK it).  Waiting for
+ * credit let one BDP through per RTO, the RTO doubling: a 2 s outage of
+ * the receiving agent took a transfer to nothing.  While data waits,
+ * RTSs ask at the floor RTO, so that a restarted agent is heard from at
+ * once. */
+static void rto__silent_receiver_does_not_stop_the_tunnel(void **state)
 {
 	struct fx *f = fx_new();
 	struct eqds_peer_stats st;
+	uint32_t isn;
 
 	local(f, BDP / MTU);
 	run_until(f, 1000000);
 	assert_int_equal(f->rec.n_data, BDP / MTU);
+	isn = f->rec.data_seq[0];
 	run_until(f, RTO_NS + 2000000);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, BDP / MTU);
 	assert_int_equal(st.tx_rtx, 0);				/* nothing again */
 	assert_int_equal(st.inflight_bytes, 0);
-	assert_int_equal(st.credit, BDP);			/* its own again */
-	local(f, BDP / MTU);					/* new data goes on it */
-	run_until(f, f->now + 100000);
-	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);
-	local(f, 1);					/* no credit left for new data */
-	f->rec.rts = 0;
-	/* It waits for the next RTO (backed off: 20 ms), asking for pulls at
-	 * the floor RTO meanwhile, then goes on the credit freed. */
-	run_until(f, f->now + 2 * RTO_NS - 1000000);
-	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);
-	assert_true(f->rec.rts >= 1);
-	run_until(f, f->now + 2000000);
-	assert_int_equal(f->rec.n_data, 2 * BDP / MTU + 1);
+	assert_int_equal(st.peer_silent, 1);
+	/* Three BDPs at once, none of it held in flight. */
+	local(f, 3 * BDP / MTU);
+	run_until(f, f->now + 1000000);	/* paced at the link rate */
+	assert_int_equal(f->rec.n_data, 4 * BDP / MTU);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.tx_rtx, 0);
+	assert_int_equal(st.inflight_bytes, 0);
+	assert_int_equal(st.peer_silent, 1);			/* one spell */
+	/* The receiver speaks: it holds packets and waits for credit again. */
+	pull(f, 100, isn + 4 * BDP / MTU);
+	local(f, 3 * BDP / MTU);
+	run_until(f, f->now + 1000000);	/* paced at the link rate */
+	assert_true(f->rec.n_data < 7 * BDP / MTU);	/* on the pulls it grants */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_true(st.inflight_bytes > 0);
 	fx_free(f);
 }
 
@@ -875,7 +881,7 @@ int main(void)
 		cmocka_unit_test(rto__adapts_to_ack_delays),
 		cmocka_unit_test(credit__bdp_growth_credited_once),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
-		cmocka_unit_test(rto__silent_receiver_frees_in_flight_on_own_credit),
+		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),

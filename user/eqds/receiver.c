@@ -229,10 +229,17 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		return false;
 	} else if (!r->est) {
 		/* Data of a tunnel we have no state for (we flushed or
-		 * restarted): the sender must start a new epoch. */
+		 * restarted): the sender must start a new epoch.  Until it
+		 * does, DATA goes up as XDP delivered it while we were down,
+		 * in the order it comes: dropped, a restart cost the inner
+		 * TCP a window, and an RTO of its own (200 ms). */
 		send_rst(e, peer, 0, seq);
-		if (p)
+		if (p && h->type == EQ_T_DATA) {
+			r->st.rx_data++;
+			rx_deliver(e, peer, p);
+		} else if (p) {
 			eqt_pkt_put(e->pool, p);
+		}
 		return false;
 	} else if (seq - r->q.expected >= rx_window(e, r) &&
 		   r->q.expected - seq >= rx_window(e, r)) {

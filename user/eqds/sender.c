@@ -304,6 +304,14 @@ uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
 /* Keeps p (sent, seq set) until it is ACKed, and arms the RTO. */
 void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
 {
+	/* A silent receiver acknowledges nothing: what goes counts as
+	 * delivered at once, as the RTO would count it, without filling the
+	 * ring (and the pool) meanwhile. */
+	if (t->peer_silent) {
+		eqt_pkt_put(e->pool, p);
+		t->last_use_ns = now;
+		return;
+	}
 	/* A resend keeps its seq, which can lie below everything else in
 	 * flight by now: the ring keeps its span (the RTO scans it all), and
 	 * grows when the seqs in flight span more than it; only at its cap
@@ -415,6 +423,8 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 		if (!t || !(q = head_q(t, c)))
 			continue;
 		*queued = true;
+		if (t->peer_silent && t->credit < (int64_t)q->head->len)
+			t->credit = tx_bdp(e, t);	/* no credit to wait for */
 		if (t->credit < (int64_t)q->head->len)
 			continue;
 		/* No new SYN packet beyond the epoch's SYN window: it waits
@@ -533,6 +543,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 {
 	struct eqt_pkt *p;
 
+	t->peer_silent = false;		/* it speaks: credit is its again */
 	if (h->type == EQ_T_RST) {
 		/* No fast send may go in the epoch being ended. */
 		eqds_tx_lease_close(e, peer, t, now);
@@ -671,6 +682,15 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			}
 			t->rts_due = !silent || tx_backlog_pkts(t);
 			eqt_rtt_backoff(&t->rtt, e->cfg.rto_ns, RTO_MAX_NS);
+			/* Silent, the tunnel runs on without credit until the
+			 * receiver speaks again (peer_silent).  Waiting for
+			 * credit let one BDP through per RTO, the RTO doubling:
+			 * a 2 s outage of the receiving agent took a transfer
+			 * to nothing, both ways. */
+			if (silent && !t->peer_silent) {
+				t->st.peer_silent++;
+				t->peer_silent = true;
+			}
 		}
 	}
 	if (!t->infl.n)
