@@ -525,7 +525,7 @@ int xdp_ingress(struct xdp_md *ctx)
 	seq = bpf_ntohl(eq->data.seq) + o.ip_id;
 	if (eq_len > EQ_HDR_LEN) {
 		/* A segment of a TCP GSO packet over IPv6 (wire.h). */
-		int idx = eq_seg_of(eq, end);
+		int idx = eq_seg_first(eq, end);	/* TC puts it first (wire.h) */
 
 		if (idx < 0) {
 			st->rx_drop_seg++;

@@ -179,18 +179,14 @@ EQ_WIRE_INLINE int eq_seg_index(__u16 mss, __u32 tcp_seq0, __u32 tcp_seq)
 	return (int)(off / mss);
 }
 
-/* What to add to a DATA frame's seq for the segment option: 0 when the
- * header (hdr_len words from eq, within end) has none, the segment's index
- * when it has, -1 when the inner packet is no TCP segment of it (or is not
- * there: a trimmed frame cannot be numbered). */
-EQ_WIRE_INLINE int eq_seg_of(const struct eq_hdr *eq, const void *end)
+/* The segment index the SEG option at o gives the inner packet that
+ * starts at `inner` (the buffer ends at `end`): -1 when the inner packet
+ * is no TCP segment of it, or is not there (a trimmed frame cannot be
+ * numbered). */
+EQ_WIRE_INLINE int eq_seg_index_at(const __u8 *o, const __u8 *inner, const void *end)
 {
-	const __u8 *inner = (const __u8 *)eq + ((eq->hdr_len * 4) & 0x3ff);
-	const __u8 *o = eq_opt_find((const __u8 *)(eq + 1), inner, end, EQ_OPT_SEG);
 	__u32 hl, tcp_seq;
 
-	if (!o)
-		return 0;
 	if ((const void *)(o + EQ_OPT_SEG_LEN) > end || o[1] < EQ_OPT_SEG_LEN ||
 	    (const void *)(inner + 1) > end)
 		return -1;
@@ -211,6 +207,32 @@ EQ_WIRE_INLINE int eq_seg_of(const struct eq_hdr *eq, const void *end)
 	return eq_seg_index((__u16)(o[2] << 8 | o[3]),
 			    (__u32)o[4] << 24 | (__u32)o[5] << 16 | (__u32)o[6] << 8 | o[7],
 			    tcp_seq);
+}
+
+/* What to add to a DATA frame's seq for the segment option: 0 when the
+ * header (hdr_len words from eq, within end) has none, else as
+ * eq_seg_index_at().  Walks the options: for userspace.  A BPF program
+ * looks only first among them, where every sender puts it
+ * (eq_seg_first()): the walk's loop was too much for the verifier of
+ * Linux 6.1 (E2BIG). */
+EQ_WIRE_INLINE int eq_seg_of(const struct eq_hdr *eq, const void *end)
+{
+	const __u8 *inner = (const __u8 *)eq + ((eq->hdr_len * 4) & 0x3ff);
+	const __u8 *o = eq_opt_find((const __u8 *)(eq + 1), inner, end, EQ_OPT_SEG);
+
+	return o ? eq_seg_index_at(o, inner, end) : 0;
+}
+
+/* As eq_seg_of(), for a SEG option first among the options only. */
+EQ_WIRE_INLINE int eq_seg_first(const struct eq_hdr *eq, const void *end)
+{
+	const __u8 *inner = (const __u8 *)eq + ((eq->hdr_len * 4) & 0x3ff);
+	const __u8 *o = (const __u8 *)(eq + 1);
+
+	if (eq->hdr_len * 4 < EQ_HDR_LEN + EQ_OPT_SEG_LEN || (const void *)(o + 2) > end ||
+	    o[0] != EQ_OPT_SEG)
+		return 0;
+	return eq_seg_index_at(o, inner, end);
 }
 
 /* Outer headers the tunnel adds in front of the inner IP packet. */
