@@ -258,6 +258,11 @@ static __always_inline bool inner_src_ok(void *inner, void *end, __u8 proto, __u
 
 		if ((void *)(ip6 + 1) > end || ip6->version != 6)
 			return true;
+		/* Link-local (fe80::/10): neighbour discovery between the
+		 * two hosts, which no prefix can list. */
+		if (ip6->saddr.in6_u.u6_addr8[0] == 0xfe &&
+		    (ip6->saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80)
+			return true;
 		__builtin_memcpy(&k.addr, &ip6->saddr, sizeof(k.addr));
 	} else {
 		return true;

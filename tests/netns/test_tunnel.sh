@@ -39,14 +39,16 @@ check "A encapsulated and B decapsulated the pings ($enc, $dec)" test "${enc:-0}
 # B answers from them to A, a peer of its own, so through the tunnel; A
 # drops the answers, whose source lies in none of B's prefixes (what may
 # come through B's tunnel, as WireGuard's allowed IPs: docs/wire.md §3).
+# (At least the three IPv4 answers: B's neighbour advertisement for
+# fd77::3 comes from it too, so the IPv6 pings may never leave A.)
 miss_before=$(eq_stat a tx_miss) src_before=$(eq_stat a rx_drop_src)
 in_a ping -c 3 -i 0.1 -W 1 10.77.0.3 >/dev/null 2>&1
 in_a ping -6 -c 3 -i 0.1 -W 1 fd77::3 >/dev/null 2>&1
 miss_after=$(eq_stat a tx_miss) src_after=$(eq_stat a rx_drop_src)
 check "pings to non-peer addresses left A untouched, tx_miss ($miss_before -> $miss_after)" \
-	test "${miss_after:-0}" -ge $((${miss_before:-0} + 6))
+	test "${miss_after:-0}" -ge $((${miss_before:-0} + 3))
 check "... and their answers, from outside B's prefixes, were dropped: rx_drop_src ($src_before -> $src_after)" \
-	test "${src_after:-0}" -eq $((${src_before:-0} + 6))
+	test "${src_after:-0}" -ge $((${src_before:-0} + 3))
 
 check "TCP $MB MB to IPv4 peer, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
 check "TCP $MB MB to IPv6 peer, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
