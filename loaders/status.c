@@ -41,7 +41,7 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       "\"tx_fast\":%llu,\"lease_bytes\":%llu,\"rx_direct\":%llu,\"pull_pkts\":%llu,"
 		       "\"infl_given_up\":%llu,\"bdp\":%u,\"srtt_us\":%u,\"rx_lost\":%llu,"
 		       "\"rx_late\":%llu,\"rx_relost\":%llu,\"bad_ack\":%llu,\"bad_pull\":%llu,"
-		       "\"bad_rst\":%llu,\"rx_bad_seq\":%llu,\"rx_bad_epoch\":%llu,\"peer_silent\":%llu}",
+		       "\"bad_rst\":%llu,\"rx_bad_seq\":%llu,\"rx_bad_epoch\":%llu,\"peer_silent\":%llu,\"rsts\":%llu,\"tx_epoch\":%u}",
 		       (long long)a.credit, a.tx_state, a.backlog_pkts,
 		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
@@ -57,14 +57,14 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 		       (unsigned long long)a.rx_relost, (unsigned long long)a.bad_ack,
 		       (unsigned long long)a.bad_pull, (unsigned long long)a.bad_rst,
 		       (unsigned long long)a.rx_bad_seq, (unsigned long long)a.rx_bad_epoch,
-		       (unsigned long long)a.peer_silent);
+		       (unsigned long long)a.peer_silent, (unsigned long long)a.rsts, a.tx_epoch);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
 
 	printf("      agent: tunnel %s, BDP %u B (srtt %u us), credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
 	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
-	       "%llu RTS, receiver silent %llu times), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
+	       "%llu RTS, %llu RSTs taken, receiver silent %llu times), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
 	       "%llu dup, %llu out of order, %llu gaps, %llu NACKed lost of which %llu came late, %llu NACKs again), "
 	       "pulls %llu in %llu PULLs; refused %llu acks, %llu pulls, %llu RSTs, %llu DATA, "
 	       "%llu SYNs\n",
@@ -74,7 +74,7 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	       (unsigned long long)a.tx_fast,
 	       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
 	       (unsigned long long)a.rto_fired, (unsigned long long)a.rts_sent,
-	       (unsigned long long)a.peer_silent, (unsigned long long)a.edge_drops, (unsigned long long)a.edge_marks,
+	       (unsigned long long)a.rsts, (unsigned long long)a.peer_silent, (unsigned long long)a.edge_drops, (unsigned long long)a.edge_marks,
 	       (unsigned long long)a.rx_data, (unsigned long long)a.rx_direct,
 	       (unsigned long long)a.rx_trimmed,
 	       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,

@@ -300,6 +300,8 @@ struct eq_agent_peer {
 	__u64	peer_silent;		/* times the receiver fell silent for an RTO
 					 * (its agent down or starved): the tunnel
 					 * ran without credit until it spoke */
+	__u64	rsts;			/* RSTs taken: the receiver had no state for
+					 * the epoch (restarted, or idle-freed) */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

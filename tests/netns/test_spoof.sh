@@ -52,6 +52,7 @@ spoof() {
 		UDP4-SENDTO:10.88.0.$to:7446,bind=10.88.0.$from:$((0xc000 | 7))
 }
 
+R=$(agent a rsts)		# RSTs A took so far (none, unless the first transfer drew one)
 E=$(agent b rx_expected)	# the next seq of A's tunnel, in order at B
 P=$(agent b pull_no)		# B's pull number: A's highest pull
 far=$(((E + 0x40000000) & 0xffffffff))
@@ -86,7 +87,11 @@ done
 e2=$(agent b rx_expected)
 check "B's next seq in order did not jump ($E -> $e2)" \
 	test $(((e2 - E) & 0xffffffff)) -lt $((1 << 20))
-check "A's tunnel kept its epoch (state $(agent a tx_state))" test "$(agent a tx_state)" = 2
+# Not its state: an idle tunnel is freed after 10 s, which a slow machine
+# (the VM layer) reaches by now.  RSTs taken are counted across that.
+r2=$(agent a rsts)
+check "A's tunnel took none of the RSTs: its epoch did not end (rsts $R -> $r2)" \
+	test -n "$R" -a "$r2" = "$R"
 check "a transfer after them, SHA-256 matches" tcp_transfer_ok 10.77.0.2 4
 
 tb_stop

@@ -861,11 +861,13 @@ static void window__rst_must_echo_a_seq_of_the_epoch(void **state)
 	rst(f, 0, hi + 1);			/* past what was sent */
 	rst(f, 0, isn + 0x40000000u);
 	assert_int_equal(stats(f).bad_rst, 3);
+	assert_int_equal(stats(f).rsts, 0);
 	assert_int_equal(stats(f).tx_epoch, isn);
 	assert_int_equal(stats(f).tx_state, EQDS_TX_ESTABLISHED);
 	assert_int_equal(f->rec.n_data, sent);
 	rst(f, 0, isn + 3);			/* the receiver's: a new epoch */
 	assert_int_equal(stats(f).bad_rst, 3);
+	assert_int_equal(stats(f).rsts, 1);
 	assert_true(stats(f).tx_epoch != isn);
 	assert_int_equal(stats(f).tx_state, EQDS_TX_SYN_SENT);
 	assert_true(f->rec.n_data > sent);	/* what was in flight goes again */

@@ -98,6 +98,8 @@ struct eqds_peer_stats {
 	 * ctl_in_window()): an ack past what was sent or far behind, pulls
 	 * past what was asked, an RST echoing no seq of this epoch */
 	uint64_t	bad_ack, bad_pull, bad_rst;
+	uint64_t	rsts;		/* RSTs taken: the receiver had no state
+					 * for this epoch (sender.c, control()) */
 	uint64_t	peer_silent;	/* times the receiver fell silent for an RTO (its
 					 * agent down or starved): the tunnel ran on
 					 * without credit until it spoke */

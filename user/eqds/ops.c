@@ -146,7 +146,7 @@ static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v)
 		.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
 		.infl_given_up = st.infl_given_up, .bdp = st.bdp, .srtt_us = st.srtt_us,
 		.rx_lost = st.rx_lost, .rx_late = st.rx_late, .rx_relost = st.rx_relost,
-		.bad_ack = st.bad_ack, .bad_pull = st.bad_pull, .bad_rst = st.bad_rst,
+		.rsts = st.rsts, .bad_ack = st.bad_ack, .bad_pull = st.bad_pull, .bad_rst = st.bad_rst,
 		.rx_bad_seq = st.rx_bad_seq, .rx_bad_epoch = st.rx_bad_epoch,
 		.peer_silent = st.peer_silent,
 	};

@@ -545,6 +545,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 
 	t->peer_silent = false;		/* it speaks: credit is its again */
 	if (h->type == EQ_T_RST) {
+		t->st.rsts++;
 		/* No fast send may go in the epoch being ended. */
 		eqds_tx_lease_close(e, peer, t, now);
 		/* The receiver has no state for us (or an older epoch): with
