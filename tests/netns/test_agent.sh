@@ -58,6 +58,17 @@ js=$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json)
 alive=$(jq -r '.interfaces[0].agent_alive, .interfaces[0].scheme, (.interfaces[0].peers[0].agent | has("credit"))' <<<"$js" 2>/dev/null | paste -sd' ')
 check "status --json parses and shows the agent (alive, scheme, per-peer: $alive)" [ "$alive" = "true eqds true" ]
 pa=$(agent_pid a); pb=$(agent_pid b)
+# After a failed check: both hosts' status and the ends of their agents'
+# logs, as TAP comments.
+show_state() {
+	local s ns ifc
+	for s in a b; do
+		ns=$TB_A ifc=$TB_IFA
+		[ $s = b ] && ns=$TB_B ifc=$TB_IFB
+		{ echo "host $s:"; "$EDGEQ" --netns "$ns" status "$ifc" 2>&1
+		  tail -n 15 /run/edgeq/"$ifc"@*.log 2>/dev/null; } | as_comment
+	done
+}
 check "an edgeqd runs for each host (pids ${pa:-none}, ${pb:-none})" \
 	bash -c "[ -n '$pa' ] && [ -n '$pb' ] && [ \"\$(cat /proc/$pa/comm)\" = edgeqd ] && [ \"\$(cat /proc/$pb/comm)\" = edgeqd ]"
 
@@ -122,14 +133,15 @@ check "... counted as tx_agent_down ($before -> $after)" test "${after:-0}" -gt 
 check "edgeq agent start restarts it" eq_a agent start "$TB_IFA"
 sleep 0.3
 before=$(eq_stat a tx_to_agent)
-check "... and traffic goes through the new agent again" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
+check "... and traffic goes through the new agent again" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2 ||
+	show_state
 after=$(eq_stat a tx_to_agent)
 check "... (tx_to_agent $before -> $after)" test "${after:-0}" -gt "${before:-0}"
 # The stopped agent's socket frees the interface's queue from deferred
 # kernel work: a start straight after a stop must wait for it, not fail.
 check "edgeq agent stop then start at once: the new agent binds the queue" \
 	bash -c "\"\$0\" --netns $TB_A agent stop $TB_IFA >/dev/null && \"\$0\" --netns $TB_A agent start $TB_IFA >/dev/null" "$EDGEQ"
-check "... and carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
+check "... and carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2 || show_state
 
 # flush_during SIDE: a transfer of 8 x $MB MB, and that side's tunnels
 # flushed 3 times during it: each time a sixteenth of it has arrived since
