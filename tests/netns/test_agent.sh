@@ -184,6 +184,8 @@ flush_during() {
 	FLUSH_DONE="flushes confirmed $confirmed, in the agent's log $((n1 - n0)), before the last byte $mid; transfer rc $rc"
 	[ "$rc" -eq 0 ] && [ "$confirmed" -eq 3 ] && [ "$((n1 - n0))" -eq 3 ] && [ "$mid" -ge "$FLUSH_MID" ]
 }
+alive_a=$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json | jq -r '.interfaces[0].agent_alive')
+check "A's restarted agent is still alive a while on ($alive_a)" test "$alive_a" = true || show_state
 check "sender's tunnels flushed 3 times $FLUSH_WHEN: $FLUSH_MB MB arrive identical" flush_during a
 echo "# ... $FLUSH_DONE"
 check "receiver's tunnels flushed 3 times $FLUSH_WHEN: $FLUSH_MB MB arrive identical" flush_during b

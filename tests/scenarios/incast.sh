@@ -87,10 +87,11 @@ sc_md ""
 if grep -qw edgeq <<<"${TRANSPORTS//-/ }"; then
 	sc_md "The agents' counters in the edgeq runs, summed over every host (docs/agent.md):"
 	sc_md "edge-queue drops and CE marks at the senders, trimmed headers the receivers"
-	sc_md "got, NACKs and retransmission timeouts the senders acted on, retransmissions."
+	sc_md "got, NACKs and retransmission timeouts the senders acted on, retransmissions,"
+	sc_md "and the times a sender found its receiver silent for an RTO and ran without credit."
 	sc_md ""
-	sc_md "| N | transport | edge drops | edge marks | trimmed headers | NACKs | RTOs | retransmissions |"
-	sc_md "|---|---|---|---|---|---|---|---|"
+	sc_md "| N | transport | edge drops | edge marks | trimmed headers | NACKs | RTOs | retransmissions | receiver silent |"
+	sc_md "|---|---|---|---|---|---|---|---|---|"
 	for n in $NS; do
 		for tr in $TRANSPORTS; do
 			[ -s "$FT_TMP/n$n-$tr/agent" ] || continue

@@ -330,28 +330,43 @@ static void rto__adapts_to_ack_delays(void **state)
 	uint32_t pull_no = 100;
 	uint64_t t0;
 
-	/* The first ACK comes after 15 ms: one RTO, then backed off. */
+	/* The first ACK comes after 15 ms: the RTO (10 ms) finds the
+	 * receiver quiet and asks it, with an RTS; the ACK comes before the
+	 * RTO after, and nothing is sent again. */
+	unsigned rts = f->rec.rts;
+
 	exchange(f, &pull_no, 15000000);
 	eqds_peer_stats(f->e, PEER, &st);
-	assert_int_equal(st.rto_fired, 1);
+	assert_int_equal(st.rto_fired, 0);
+	assert_int_equal(f->rec.rts, rts + 1);
+	/* Learnt from that ACK: no more asking at that delay. */
+	rts = f->rec.rts;
 	for (int k = 0; k < 10; k++)
 		exchange(f, &pull_no, 15000000);
-	eqds_peer_stats(f->e, PEER, &st);
-	assert_int_equal(st.rto_fired, 1);	/* learnt: no more */
 	for (int k = 0; k < 40; k++)
 		exchange(f, &pull_no, 1000000);
 	eqds_peer_stats(f->e, PEER, &st);
-	assert_int_equal(st.rto_fired, 1);
-	/* Now a packet that is never ACKed times out after rto_us again. */
+	assert_int_equal(st.rto_fired, 0);
+	assert_int_equal(f->rec.rts, rts);
+	/* Now a packet that is never ACKed times out after rto_us again:
+	 * the receiver answers the RTS sent after the first quiet RTO, so
+	 * that the second finds it alive and resends. */
 	local(f, 1);
 	t0 = f->now;
-	while (st.rto_fired == 1 && f->now < t0 + 100000000) {
+	while (f->rec.rts == rts && f->now < t0 + 100000000)
+		run_until(f, f->now + 100000);
+	assert_true(f->now - t0 >= RTO_NS);
+	assert_true(f->now - t0 <= RTO_NS + 1000000);
+	run_until(f, f->now + 1000000);			/* its answer, an RTT on */
+	ack(f, f->rec.data_seq[0] - 1, pull_no);	/* nothing new: alive */
+	while (st.rto_fired == 0 && f->now < t0 + 100000000) {
 		run_until(f, f->now + 100000);
 		eqds_peer_stats(f->e, PEER, &st);
 	}
-	assert_int_equal(st.rto_fired, 2);
-	assert_true(f->now - t0 >= RTO_NS);
-	assert_true(f->now - t0 <= RTO_NS + 1000000);
+	assert_int_equal(st.rto_fired, 1);
+	assert_int_equal(st.peer_silent, 0);
+	assert_true(f->now - t0 >= 2 * RTO_NS);
+	assert_true(f->now - t0 <= 2 * RTO_NS + 1000000);
 	fx_free(f);
 }
 
@@ -393,9 +408,10 @@ static void rto__a_lost_retransmission_times_out_again(void **state)
 	fx_free(f);
 }
 
-/* A receiver that says nothing at all for an RTO has no agent, or one
- * starved of CPU (its XDP delivers our DATA itself): what is in flight
- * counts as delivered, not sent again (the receiver would get it twice),
+/* A receiver that says nothing at all for an RTO, nor answers the RTS
+ * that asks it then, for another, has no agent, or one starved of CPU
+ * (its XDP delivers our DATA itself): what is in flight counts as
+ * delivered, not sent again (the receiver would get it twice),
  * and until the receiver speaks again the tunnel waits for no credit
  * and holds nothing in flight (nothing would ACK it).  Waiting for
  * credit let one BDP through per RTO, the RTO doubling: a 2 s outage of
@@ -412,7 +428,17 @@ static void rto__silent_receiver_does_not_stop_the_tunnel(void **state)
 	run_until(f, 1000000);
 	assert_int_equal(f->rec.n_data, BDP / MTU);
 	isn = f->rec.data_seq[0];
+	/* The first quiet RTO only asks (an RTS) and holds on... */
+	unsigned rts = f->rec.rts;
+
 	run_until(f, RTO_NS + 2000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(f->rec.rts, rts + 1);
+	assert_int_equal(st.rto_fired, 0);
+	assert_int_equal(st.peer_silent, 0);
+	assert_int_equal(st.inflight_bytes, BDP);
+	/* ... the second, the RTS unanswered, takes the receiver for silent. */
+	run_until(f, 2 * RTO_NS + 2000000);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, BDP / MTU);
 	assert_int_equal(st.tx_rtx, 0);				/* nothing again */

@@ -44,9 +44,12 @@ struct tx_tunnel {
 	bool		lease_open;	/* credit lent to TC (lease.h) */
 	bool		shut_wait;	/* a shut lease taken back, the packet that
 					 * shut it not here yet: no new lease */
-	bool		peer_silent;	/* not a word from the receiver for an RTO
-					 * with data in flight: no credit is waited
-					 * for until it speaks (sender.c) */
+	bool		peer_silent;	/* not a word from the receiver for two RTOs
+					 * with data in flight, nor an answer to an
+					 * RTS: no credit is waited for until it
+					 * speaks (sender.c) */
+	bool		probed;		/* an RTO found the receiver quiet and asked
+					 * it with an RTS; cleared when it speaks */
 	uint32_t	lease_seq0;	/* the open lease's first seq */
 	uint32_t	lease_copies;	/* copies of its sends here already */
 	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */
