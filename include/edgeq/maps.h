@@ -354,6 +354,8 @@ struct eq_stats {
 					 * segment does not fit (wire.h) */
 	__u64	rx_drop_src;		/* DATA whose inner source lies in none of
 					 * the sending peer's prefixes */
+	__u64	tx_bare_ack;		/* scheme eqds: bare TCP ACKs sent outside
+					 * credit, as without an agent (tc_egress) */
 };
 
 #endif /* EDGEQ_MAPS_H */

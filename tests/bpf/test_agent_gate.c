@@ -289,6 +289,46 @@ static void tc__future_heartbeat_is_alive(void **state)
 	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
 }
 
+/* A TCP packet of `payload` bytes whose flags byte (ACK PSH by default)
+ * is `flags`, A -> B over IPv4. */
+static uint32_t tc_send_tcp(struct fx *fx, size_t payload, uint8_t flags)
+{
+	struct pkt_spec s;
+
+	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	s.payload_len = payload;
+	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
+	assert_true(fx->in_len > 0);
+	fx->in[PKT_ETH_LEN + 20 + 13] = flags;
+	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
+				 &fx->r), 0);
+	return fx->r.retval;
+}
+
+/* A bare TCP ACK goes as TC sends without an agent, outside credit
+ * (frame_len 0: the peer's XDP delivers it); one with a payload, or a
+ * SYN, FIN or RST, goes to the agent as any other packet. */
+static void tc__bare_tcp_ack_goes_without_the_agent(void **state)
+{
+	struct fx *fx = *state;
+	const struct eq_hdr *eq = (const void *)(fx->r.out + PKT_ETH_LEN + EQ_OVERHEAD_V4 - EQ_HDR_LEN);
+
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x10), TC_ACT_OK);		/* ACK */
+	assert_true(out_is_encapsulated(fx));
+	assert_int_equal(eq_type(eq), EQ_T_DATA);
+	assert_int_equal(eq->data.frame_len, 0);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x18), TC_ACT_OK);		/* ACK PSH */
+	assert_int_equal(tc_send_tcp(fx, 0, 0x50), TC_ACT_OK);		/* ACK ECE */
+	assert_int_equal(tc_send_tcp(fx, 1, 0x10), TC_ACT_REDIRECT);	/* a byte of data */
+	assert_int_equal(tc_send_tcp(fx, 0, 0x11), TC_ACT_REDIRECT);	/* ACK FIN */
+	assert_int_equal(tc_send_tcp(fx, 0, 0x12), TC_ACT_REDIRECT);	/* SYN ACK */
+	assert_int_equal(tc_send_tcp(fx, 0, 0x14), TC_ACT_REDIRECT);	/* RST ACK */
+	assert_int_equal(tc_send_tcp(fx, 0, 0x02), TC_ACT_REDIRECT);	/* SYN */
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 8, .tx_to_agent = 5,
+						    .tx_bare_ack = 3 });
+}
+
 static void tc__not_ready_or_never_beaten_is_down(void **state)
 {
 	struct fx *fx = *state;
@@ -1334,6 +1374,7 @@ int main(void)
 		fprintf(stderr, "# AF_XDP socket on lo: %s\n", strerror(-e));
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
+		T(tc__bare_tcp_ack_goes_without_the_agent),
 		T(tc__alive_agent_gets_encapsulated_packet),
 		T(tc__heartbeat_age_decides),
 		T(tc__future_heartbeat_is_alive),
