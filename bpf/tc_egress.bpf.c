@@ -172,7 +172,7 @@ static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *b
  * costs nothing its successor does not repair), and through the agent it
  * cost a frame each way on both agents (the peer's ACK of it) and a
  * share of the receiver's link: in an 8 -> 1 incast the senders' ACKs of
- * the receiver's TCP ACKs were 28 % of the frames on its link. */
+ * the receiver's TCP ACKs were 17 % of the frames on its link. */
 static __always_inline bool bare_tcp_ack(struct __sk_buff *skb, const struct inner_info *in)
 {
 	__u32 l4 = ETH_HLEN + in->ihl;
