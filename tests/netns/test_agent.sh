@@ -215,7 +215,7 @@ echo "fast_path off" >>"$TB_TMP/a.conf"
 check "re-attach A with on_agent_down drop, fast_path off" eq_a attach "$TB_IFA" --config "$TB_TMP/a.conf"
 sleep 0.2
 before=$(eq_stat a tx_to_agent)
-check "... ping goes through" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
+check "... ping goes through" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2 || show_state
 after=$(eq_stat a tx_to_agent); tf=$(eq_stat a tx_fast)
 check "... every ping through A's agent, none on the fast path ($before -> $after, fast $tf)" \
 	test "${after:-0}" -ge $((${before:-0} + 3)) -a "${tf:-1}" = 0
