@@ -363,6 +363,41 @@ static void direct__flush_closes_the_word(void **state)
 	fx_free(f);
 }
 
+/* A sender that restarted starts a new epoch with an RTS (it has no
+ * credit), which carries no packet.  The word, open at the old epoch's
+ * next seq, closes all the same, and opens again at the new one: left
+ * open, the next look put the old next back, and the new epoch's DATA
+ * was refused as out of window (a restarted agent carried nothing). */
+static void direct__an_rts_of_a_new_epoch_moves_the_word(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+	uint32_t isn2 = ISN + (5u << 20);
+	struct eqt_hdr rts = { .type = EQ_T_RTS, .flags = EQ_F_SYN, .seq_ack = isn2, .pull = 4 };
+	struct eqt_pkt *p;
+
+	agent_data(f, 0, 4);
+	assert_true(xdp(1, 0, false));
+	eqds_wire(f->e, PEER, &rts, NULL, f->now);
+	assert_int_equal(stats(f).rx_expected, isn2);
+	assert_int_equal(word().parts.next, isn2);
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);
+	f->now += 1000;
+	eqds_run(f->e, f->now);			/* the look that put it back */
+	assert_int_equal(stats(f).rx_expected, isn2);
+	assert_int_equal(stats(f).rx_direct, 1);	/* XDP's, still counted */
+	p = eqt_pkt_get(&f->pool);
+	assert_non_null(p);
+	memcpy(p->data, &isn2, sizeof(isn2));
+	p->len = MTU;
+	rts = (struct eqt_hdr){ .type = EQ_T_DATA, .flags = EQ_F_SYN, .seq_ack = isn2,
+				.aux = MTU, .wire_len = MTU };
+	eqds_wire(f->e, PEER, &rts, p, f->now);
+	assert_int_equal(stats(f).rx_bad_seq, 0);
+	assert_int_equal(f->rec.delivered[f->rec.n_delivered - 1], isn2);
+	assert_int_equal(word().parts.next, isn2 + 1);
+	fx_free(f);
+}
+
 /* ---- the pull pacer ---- */
 
 /* At 10 Gbit/s a PULL carries what the link drains in 16 us (13 pulls of
@@ -504,6 +539,7 @@ int main(void)
 		cmocka_unit_test(direct__opens_only_once_the_agents_deliveries_are_up),
 		cmocka_unit_test(direct__a_count_after_the_close_is_taken),
 		cmocka_unit_test(direct__flush_closes_the_word),
+		cmocka_unit_test(direct__an_rts_of_a_new_epoch_moves_the_word),
 		cmocka_unit_test(pull__several_per_pull_at_high_rates),
 		cmocka_unit_test(pull__control_frames_use_the_budget),
 		cmocka_unit_test(cum_ack__frees_everything_before),

@@ -756,6 +756,36 @@ static void epoch__a_new_one_starts_past_every_seq_the_last_used(void **state)
 	fx_free(f);
 }
 
+/* An agent that restarted numbers its tunnel from a random ISN, and a
+ * receiver that kept its state refuses a SYN that far past its next seq
+ * (EPOCH_JUMP_MAX) with an RST giving that seq.  The next epoch starts
+ * within the receiver's reach, 4-8 Mi past its seq: counted from our own
+ * next seq, it lay as far away again, was refused again, and the tunnel
+ * went from RST to RST for ever. */
+static void epoch__after_a_restart_the_next_starts_within_the_receivers_reach(void **state)
+{
+	static const uint32_t behind[] = { EPOCH_JUMP_MAX / 2, 1u << 30, 3u << 30 };
+
+	for (unsigned k = 0; k < sizeof(behind) / sizeof(behind[0]); k++) {
+		struct fx *f = fx_new();
+		uint32_t isn, floor, isn2;
+
+		local(f, 1);
+		run_until(f, 1000000);
+		isn = f->rec.data_seq[0];
+		floor = isn - behind[k] + 1;	/* the receiver's next: far behind us */
+		rst(f, floor, isn);
+		isn2 = stats(f).tx_epoch;
+		assert_int_equal(stats(f).rsts, 1);
+		assert_int_equal(isn2 & 0x3ff, 0);
+		assert_true(isn2 - floor > 4 * EPOCH_SYN_SEQS);
+		assert_true(isn2 - floor < EPOCH_JUMP_MAX);
+		run_until(f, f->now + 1000000);
+		assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn2);
+		fx_free(f);
+	}
+}
+
 /* ... and no SYN packet is numbered past the SYN window, which the
  * receiver takes for the epoch's (receiver.c): beyond it, new data waits
  * for the receiver's answer.  (The start's one BDP never reaches it in
@@ -916,6 +946,7 @@ int main(void)
 		cmocka_unit_test(infl__holds_a_bdp_of_more_than_4096_packets),
 		cmocka_unit_test(infl__a_resend_far_behind_the_rest),
 		cmocka_unit_test(epoch__a_new_one_starts_past_every_seq_the_last_used),
+		cmocka_unit_test(epoch__after_a_restart_the_next_starts_within_the_receivers_reach),
 		cmocka_unit_test(epoch__syn_packets_stay_in_the_window),
 		cmocka_unit_test(window__ack_past_what_was_sent_is_refused),
 		cmocka_unit_test(window__pulls_past_what_was_asked_are_refused),

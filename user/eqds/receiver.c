@@ -216,7 +216,12 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	}
 	if (syn && !cur && (!r->est || !before(seq, r->q.expected))) {
 		/* Zero-RTT setup, or the sender started a new epoch: what is
-		 * held of the old one goes up now, gaps and all. */
+		 * held of the old one goes up now, gaps and all.  XDP's order
+		 * word is closed first, whatever brought the SYN: an RTS has
+		 * no packet and did not close it above, and the word's next,
+		 * the old epoch's, would come back at the next look
+		 * (direct.c) and refuse the new epoch's DATA as out of window. */
+		eqds_rx_direct_close(e, peer, r, now);
 		eqt_reorder_restart(&r->q, &e->rio, peer, isn, now);
 		r->est = true;
 		r->isn = isn;
@@ -280,6 +285,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * next, and the ACK would free the packet that gets it should
 		 * that one be sent before the ACK arrives (and trimmed). */
 		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->q.expected - 1);
+		eqds_rx_direct_open(e, peer, r);	/* closed above by a new epoch */
 		return true;
 	}
 	/* A packet NACKed as lost that came after all (its first send,

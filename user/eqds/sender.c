@@ -29,7 +29,13 @@ static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32
 	if (!base && !floor) {
 		isn = (uint32_t)(eqds_rand(e) << EPOCH_SHIFT);
 	} else {
-		if (floor && after(floor, base))
+		/* Our own last seq cannot lie further past the receiver's
+		 * than a tunnel has in flight: half the jump a receiver takes
+		 * further means this agent restarted and numbered from
+		 * nothing the receiver knows (a random ISN).  Counted from
+		 * there, the new epoch would lie as far again, be refused
+		 * again, and so on for ever. */
+		if (floor && (after(floor, base) || base - floor >= EPOCH_JUMP_MAX / 2))
 			base = floor;
 		isn = ((base >> EPOCH_SHIFT) + (1u << 12) + (eqds_rand(e) & 0xfff)) << EPOCH_SHIFT;
 	}
@@ -348,6 +354,14 @@ static void told(struct tx_tunnel *t, uint32_t target)
 		t->told_target = target;
 }
 
+/* A seq this epoch numbered.  Not "not before its ISN": an epoch that
+ * starts from the receiver's floor after a restart (new_epoch()) lies
+ * before the seqs of the one the receiver refused. */
+static bool tx_in_epoch(const struct tx_tunnel *t, uint32_t seq)
+{
+	return seq - t->isn < t->next_seq - t->isn;
+}
+
 static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_pkt *p,
 		     uint64_t now)
 {
@@ -355,7 +369,7 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 
 	/* A retransmission keeps its seq, unless it is from an older epoch
 	 * (resent after an RST): then it is numbered afresh. */
-	if (p->tx_count && before(p->seq, t->isn))
+	if (p->tx_count && !tx_in_epoch(t, p->seq))
 		p->tx_count = 0;
 	if (!p->tx_count)
 		p->seq = t->next_seq++;
@@ -430,7 +444,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 		/* No new SYN packet beyond the epoch's SYN window: it waits
 		 * for the receiver's answer (which ends SYN_SENT). */
 		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EPOCH_SYN_SEQS &&
-		    (!q->head->tx_count || before(q->head->seq, t->isn)))
+		    (!q->head->tx_count || !tx_in_epoch(t, q->head->seq)))
 			continue;
 		*head = q;
 		return peer;
