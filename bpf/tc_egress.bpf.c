@@ -381,13 +381,10 @@ int tc_egress(struct __sk_buff *skb)
 	ps = bpf_map_lookup_elem(&eq_peer_stats, &pv->peer);
 	/* A peer of scheme none goes as scheme none goes, whatever the
 	 * attachment's agent runs for the others. */
-	if (cfg->scheme == EQ_SCHEME_EQDS && !(peer->flags & EQ_PEER_PLAIN) &&
-	    bare_tcp_ack(skb, &in)) {
-		st->tx_bare_ack++;	/* encapsulated below, frame_len 0 */
-	} else if (cfg->scheme == EQ_SCHEME_EQDS && !(peer->flags & EQ_PEER_PLAIN)) {
+	if (cfg->scheme == EQ_SCHEME_EQDS && !(peer->flags & EQ_PEER_PLAIN)) {
 		__u32 agent = eq_agent_live_flags(cfg);
 
-		if (agent & EQ_AGENT_READY) {
+		if ((agent & EQ_AGENT_READY) && !bare_tcp_ack(skb, &in)) {
 			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
 			/* Before encap(): growing the packet clears gso_segs. */
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
@@ -464,13 +461,21 @@ int tc_egress(struct __sk_buff *skb)
 			st->tx_to_agent++;
 			return bpf_redirect(cfg->agent_ifindex, 0);
 		}
-		st->tx_agent_down++;
-		if (cfg->on_agent_down == EQ_DOWN_PASS)
-			return TC_ACT_OK;
-		if (cfg->on_agent_down == EQ_DOWN_DROP)
-			return TC_ACT_SHOT;
-		/* EQ_DOWN_TUNNEL: as without an agent.  frame_len stays 0, which
-		 * tells the peer's XDP to deliver it without its agent. */
+		if (agent & EQ_AGENT_READY) {
+			/* A bare TCP ACK: encapsulated below, frame_len 0. */
+			st->tx_bare_ack++;
+		} else {
+			/* Bare ACKs too: on_agent_down is the user's choice
+			 * for everything the tunnel carries. */
+			st->tx_agent_down++;
+			if (cfg->on_agent_down == EQ_DOWN_PASS)
+				return TC_ACT_OK;
+			if (cfg->on_agent_down == EQ_DOWN_DROP)
+				return TC_ACT_SHOT;
+			/* EQ_DOWN_TUNNEL: as without an agent.  frame_len
+			 * stays 0, which tells the peer's XDP to deliver it
+			 * without its agent. */
+		}
 	}
 	__u32 need;
 

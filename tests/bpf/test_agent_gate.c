@@ -289,20 +289,25 @@ static void tc__future_heartbeat_is_alive(void **state)
 	assert_int_equal(tc_send(fx), TC_ACT_REDIRECT);
 }
 
-/* A TCP packet of `payload` bytes whose flags byte (ACK PSH by default)
- * is `flags`, A -> B over IPv4. */
-static uint32_t tc_send_tcp(struct fx *fx, size_t payload, uint8_t flags)
+/* A TCP packet of `payload` bytes whose flags byte is `flags`, A -> B
+ * over inner IPv4 or IPv6 (`family`). */
+static uint32_t tc_send_tcp_af(struct fx *fx, int family, size_t payload, uint8_t flags)
 {
 	struct pkt_spec s;
 
-	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	pkt_spec_init(&s, family, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
 	s.payload_len = payload;
 	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
 	assert_true(fx->in_len > 0);
-	fx->in[PKT_ETH_LEN + 20 + 13] = flags;
+	fx->in[PKT_ETH_LEN + (family == AF_INET ? 20 : 40) + 13] = flags;
 	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
 				 &fx->r), 0);
 	return fx->r.retval;
+}
+
+static uint32_t tc_send_tcp(struct fx *fx, size_t payload, uint8_t flags)
+{
+	return tc_send_tcp_af(fx, AF_INET, payload, flags);
 }
 
 /* A bare TCP ACK goes as TC sends without an agent, outside credit
@@ -327,6 +332,38 @@ static void tc__bare_tcp_ack_goes_without_the_agent(void **state)
 	assert_int_equal(tc_send_tcp(fx, 0, 0x02), TC_ACT_REDIRECT);	/* SYN */
 	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 8, .tx_to_agent = 5,
 						    .tx_bare_ack = 3 });
+}
+
+/* ... over an inner IPv6 packet too (the TCP header 40 bytes in). */
+static void tc__bare_tcp_ack_over_ipv6_goes_without_the_agent(void **state)
+{
+	struct fx *fx = *state;
+
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
+	assert_int_equal(tc_send_tcp_af(fx, AF_INET6, 0, 0x10), TC_ACT_OK);	/* ACK */
+	assert_int_equal(fx->r.len, fx->in_len + EQ_OVERHEAD_V4);
+	assert_int_equal(tc_send_tcp_af(fx, AF_INET6, 0, 0x11), TC_ACT_REDIRECT);	/* ACK FIN */
+	assert_int_equal(tc_send_tcp_af(fx, AF_INET6, 100, 0x10), TC_ACT_REDIRECT);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 3, .tx_to_agent = 2,
+						    .tx_bare_ack = 1 });
+}
+
+/* With the agent down a bare ACK goes as on_agent_down says, as all the
+ * rest: not tunnelled under pass or drop (it was, whatever the setting). */
+static void tc__bare_tcp_ack_follows_on_agent_down(void **state)
+{
+	struct fx *fx = *state;
+
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), NEVER, true);
+	set_eqds(&fx->mtc, EQ_DOWN_DROP, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x10), TC_ACT_SHOT);
+	set_eqds(&fx->mtc, EQ_DOWN_PASS, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x10), TC_ACT_OK);
+	assert_int_equal(fx->r.len, fx->in_len);		/* as it came */
+	set_eqds(&fx->mtc, EQ_DOWN_TUNNEL, EQ_SCHEME_EQDS);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x10), TC_ACT_OK);
+	assert_true(out_is_encapsulated(fx));
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_agent_down = 3 });
 }
 
 static void tc__not_ready_or_never_beaten_is_down(void **state)
@@ -1375,6 +1412,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(tc__bare_tcp_ack_goes_without_the_agent),
+		T(tc__bare_tcp_ack_over_ipv6_goes_without_the_agent),
+		T(tc__bare_tcp_ack_follows_on_agent_down),
 		T(tc__alive_agent_gets_encapsulated_packet),
 		T(tc__heartbeat_age_decides),
 		T(tc__future_heartbeat_is_alive),
