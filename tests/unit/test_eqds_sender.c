@@ -462,6 +462,42 @@ static void rto__silent_receiver_does_not_stop_the_tunnel(void **state)
 	fx_free(f);
 }
 
+/* A receiver that said, when it last spoke, that it has 50 ms of pulls
+ * to grant others is not taken for silent before those 50 ms and two
+ * RTOs have passed (what it holds of ours goes again on its pulls
+ * meanwhile, as after any RTO); past them, as any quiet receiver: asked
+ * with an RTS, then taken for silent.  Counted from its last word, it
+ * was silent 20 ms after it. */
+static void rto__waits_for_a_busy_receiver(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+	uint64_t busy = 5 * RTO_NS, t0;
+	unsigned rts;
+	uint32_t isn;
+
+	local(f, BDP / MTU);
+	run_until(f, 1000000);
+	isn = f->rec.data_seq[0];
+	ctl_busy(f, EQ_T_PULL, isn, 100, (uint32_t)busy);	/* one pull, 50 ms busy */
+	t0 = f->now;
+	run_until(f, t0 + busy);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 0);
+	assert_true(st.backlog_pkts > 0);		/* waiting for its pulls */
+	rts = f->rec.rts;
+	/* The RTO that resent ours backed off once (20 ms): quiet past the
+	 * busy time by that, it asks; unanswered one more on, silent. */
+	run_until(f, t0 + busy + 2 * RTO_NS + 2000000);
+	assert_true(f->rec.rts > rts);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 0);
+	run_until(f, t0 + busy + 4 * RTO_NS + 4000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 1);
+	fx_free(f);
+}
+
 /* Freeing an idle tunnel (or a flush) must not reset the peer's counters:
  * `bpftool map dump` readers see them only grow. */
 static void counters__survive_the_tunnel(void **state)
@@ -940,6 +976,7 @@ int main(void)
 		cmocka_unit_test(credit__bdp_growth_credited_once),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
+		cmocka_unit_test(rto__waits_for_a_busy_receiver),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),

@@ -670,6 +670,17 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			t->rto_at = 0;		/* nothing found: send_one re-arms */
 		} else if (oldest + r > now) {
 			t->rto_at = oldest + r;	/* ACKs came: not yet */
+		} else if (now - t->last_ctl_ns >= r && now < t->busy_until + r &&
+			   t->busy_until - t->last_ctl_ns <= RTO_MAX_NS) {
+			/* Quiet, but the receiver said, when it last spoke, that
+			 * it had pulls to grant others for that long (aux: what
+			 * it owes, at its link rate): ours waits behind them,
+			 * and so do its ACKs of what we sent.  An RTO counts from
+			 * then.  Counted from its last word, at 32 -> 1 in RTS
+			 * mode the senders took a busy receiver for silent 116
+			 * times a run and sent their edge queues without credit:
+			 * the bottleneck queue filled (200 packets, 5,444 drops). */
+			t->rto_at = t->busy_until + r;
 		} else if (now - t->last_ctl_ns >= r && !t->peer_silent && !t->probed) {
 			/* Not a word for an RTO, the first time: the receiver
 			 * may only be slow (an incast's queue longer than an
