@@ -462,6 +462,14 @@ static void rto__silent_receiver_does_not_stop_the_tunnel(void **state)
 	fx_free(f);
 }
 
+static uint64_t stats_silent(struct fx *f)
+{
+	struct eqds_peer_stats st;
+
+	eqds_peer_stats(f->e, PEER, &st);
+	return st.peer_silent;
+}
+
 /* A receiver that said, when it last spoke, that it has 50 ms of pulls
  * to grant others is not taken for silent before those 50 ms and two
  * RTOs have passed (what it holds of ours goes again on its pulls
@@ -495,6 +503,27 @@ static void rto__waits_for_a_busy_receiver(void **state)
 	run_until(f, t0 + busy + 4 * RTO_NS + 4000000);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.peer_silent, 1);
+	fx_free(f);
+}
+
+/* ... but no more than RTO_MAX_NS (1 s) of what it says is believed: a
+ * receiver that said 4 s (the field holds 4.29) and died is taken for
+ * silent within a second and a few RTOs, not after 4 s. */
+static void rto__believes_a_busy_time_up_to_a_second(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t isn;
+	uint64_t t0;
+
+	local(f, BDP / MTU);
+	run_until(f, 1000000);
+	isn = f->rec.data_seq[0];
+	ctl_busy(f, EQ_T_PULL, isn, 100, 4000000000u);
+	t0 = f->now;
+	run_until(f, t0 + 1000000000ULL);
+	assert_int_equal(stats_silent(f), 0);
+	run_until(f, t0 + 2000000000ULL);
+	assert_int_equal(stats_silent(f), 1);
 	fx_free(f);
 }
 
@@ -977,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
 		cmocka_unit_test(rto__waits_for_a_busy_receiver),
+		cmocka_unit_test(rto__believes_a_busy_time_up_to_a_second),
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),

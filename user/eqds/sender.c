@@ -356,7 +356,10 @@ static void told(struct tx_tunnel *t, uint32_t target)
 
 /* A seq this epoch numbered.  Not "not before its ISN": an epoch that
  * starts from the receiver's floor after a restart (new_epoch()) lies
- * before the seqs of the one the receiver refused. */
+ * before the seqs of the one the receiver refused.  (fastpath.c still
+ * takes "before the ISN" for an older epoch's copies and probes: that
+ * jump back follows only an epoch the receiver never answered, and no
+ * lease opens before an answer, so it has no copies.) */
 static bool tx_in_epoch(const struct tx_tunnel *t, uint32_t seq)
 {
 	return seq - t->isn < t->next_seq - t->isn;
@@ -583,7 +586,10 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	}
 	/* Anything else acknowledging this epoch ends SYN_SENT. */
 	t->last_ctl_ns = now;
-	t->busy_until = now + h->aux;
+	/* At most an RTO's ceiling of it is believed: the RTO waits this
+	 * out before it asks (eqds_tx_timers()), and 4 s of it (the field's
+	 * most) would hide a dead receiver that long. */
+	t->busy_until = now + (h->aux < RTO_MAX_NS ? h->aux : RTO_MAX_NS);
 	if (!t->hp_known) {
 		/* First word from the receiver in this epoch: adopt its pull
 		 * numbering.  A PULL still grants its one MTU. */
@@ -670,8 +676,7 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			t->rto_at = 0;		/* nothing found: send_one re-arms */
 		} else if (oldest + r > now) {
 			t->rto_at = oldest + r;	/* ACKs came: not yet */
-		} else if (now - t->last_ctl_ns >= r && now < t->busy_until + r &&
-			   t->busy_until - t->last_ctl_ns <= RTO_MAX_NS) {
+		} else if (now - t->last_ctl_ns >= r && now < t->busy_until + r) {
 			/* Quiet, but the receiver said, when it last spoke, that
 			 * it had pulls to grant others for that long (aux: what
 			 * it owes, at its link rate): ours waits behind them,
