@@ -8,7 +8,8 @@
  *  - the word opens once the tunnel is established and nothing is held,
  *    at the next seq in order; XDP's deliveries are then accounted as the
  *    agent's would be (rx_data, the bytes pulled for, the pull target) and
- *    acknowledged with one cumulative ACK;
+ *    acknowledged with one cumulative ACK, or by the PULL of the same
+ *    look: one frame per look;
  *  - DATA through the agent closes the word first: out of order it is
  *    held while XDP delivers nothing, and the word opens again, past it,
  *    once the queue is empty and what the agent delivered is up the
@@ -37,6 +38,8 @@ struct rec {
 	unsigned	n_delivered;
 	unsigned	pull_pkts, pulls, acks, cum_acks, data;
 	uint32_t	pull_no, last_cum;
+	uint32_t	pull_ack;	/* the last PULL's cumulative ack ... */
+	uint8_t		pull_flags;	/* ... and flags */
 	bool		on_the_way;	/* deliveries not yet up the stack */
 };
 
@@ -55,6 +58,8 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		r->pull_pkts++;
 		r->pulls += h->pull - r->pull_no;
 		r->pull_no = h->pull;
+		r->pull_ack = h->seq_ack;
+		r->pull_flags = h->flags;
 	} else if (h->type == EQ_T_ACK && (h->flags & EQ_F_CUM)) {
 		r->cum_acks++;
 		r->last_cum = h->seq_ack;
@@ -211,6 +216,50 @@ static void direct__deliveries_are_pulled_for_and_acked(void **state)
 	/* Nothing new: no more ACKs. */
 	eqds_run(f->e, f->now + 1000);
 	assert_int_equal(f->rec.cum_acks, 1);
+	fx_free(f);
+}
+
+/* One look, one frame to the peer.  XDP delivered three packets (one
+ * CE-marked) while the agent slept: one PULL grants the pulls for all
+ * four packets so far (the SYN's too), and its cumulative ack frees the
+ * three with ECE, no ACK beside it (it sent an ACK and a PULL for each
+ * pull back to back; on the fabric, one flow's receiver sent 1.2 control
+ * frames per DATA).  A look with no pull due (the pacer's bucket
+ * spent) says the ACK alone. */
+static void direct__one_look_one_frame(void **state)
+{
+	struct fx *f = fx_new(100000000ULL);	/* 100 Mbit/s: one pull per batch */
+	unsigned pkts, pulls, acks;
+
+	agent_data(f, 0, 40);
+	f->now += 1000;
+	eqds_run(f->e, f->now);
+	pkts = f->rec.pull_pkts, pulls = f->rec.pulls, acks = f->rec.cum_acks;
+	for (uint32_t i = 1; i <= 3; i++)
+		assert_true(xdp(i, 40, i == 2));
+	f->now += 5000000;
+	eqds_run(f->e, f->now);
+	assert_int_equal(f->rec.pull_pkts, pkts + 1);
+	assert_int_equal(f->rec.pulls, pulls + 4);
+	assert_int_equal(f->rec.pull_ack, ISN + 4);
+	assert_int_equal(f->rec.pull_flags, EQ_F_ECE);
+	assert_int_equal(f->rec.cum_acks, acks);
+	assert_int_equal(stats(f).pull_pkts, f->rec.pull_pkts);
+	/* What is left in the bucket goes to four more, in one PULL ... */
+	for (uint32_t i = 4; i <= 7; i++)
+		assert_true(xdp(i, 40, false));
+	f->now += 1000;
+	eqds_run(f->e, f->now);
+	assert_int_equal(f->rec.pull_pkts, pkts + 2);
+	assert_int_equal(f->rec.pull_flags, 0);
+	assert_int_equal(f->rec.cum_acks, acks);
+	/* ... and with the bucket empty, the next delivery's ACK goes alone. */
+	assert_true(xdp(8, 40, false));
+	f->now += 1000;
+	eqds_run(f->e, f->now);
+	assert_int_equal(f->rec.pull_pkts, pkts + 2);
+	assert_int_equal(f->rec.cum_acks, acks + 1);
+	assert_int_equal(f->rec.last_cum, ISN + 9);
 	fx_free(f);
 }
 
@@ -533,6 +582,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(direct__opens_in_order_once_established),
 		cmocka_unit_test(direct__deliveries_are_pulled_for_and_acked),
+		cmocka_unit_test(direct__one_look_one_frame),
 		cmocka_unit_test(direct__the_agent_says_when_to_ring),
 		cmocka_unit_test(direct__the_agent_says_when_it_looks),
 		cmocka_unit_test(direct__held_packets_close_the_word),

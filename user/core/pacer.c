@@ -18,6 +18,13 @@ static int64_t cap_of(const struct eqt_pacer *p)
 	return (int64_t)(p->burst * SCALE);
 }
 
+void eqt_pacer_set_burst(struct eqt_pacer *p, uint64_t burst)
+{
+	p->burst = burst;
+	if (p->tokens_x8e9 > cap_of(p))
+		p->tokens_x8e9 = cap_of(p);
+}
+
 void eqt_pacer_update(struct eqt_pacer *p, uint64_t now)
 {
 	int64_t cap = cap_of(p);

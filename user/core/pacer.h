@@ -19,6 +19,8 @@ struct eqt_pacer {
 };
 
 void eqt_pacer_init(struct eqt_pacer *p, uint64_t rate_bps, uint64_t burst, uint64_t now);
+/* Changes what the bucket holds at most; what it holds above is lost. */
+void eqt_pacer_set_burst(struct eqt_pacer *p, uint64_t burst);
 /* Fills the bucket up to now. */
 void eqt_pacer_update(struct eqt_pacer *p, uint64_t now);
 /* Takes len bytes if the bucket holds them: 1, else 0. */

@@ -6,7 +6,8 @@
  * the receiver here takes that into account as if the packets had come
  * through the agent: their bytes join the tunnel's ASL entry (the pull
  * pacer pulls for them), their pull targets raise the tunnel's, and one
- * cumulative ACK per look frees them at the sender.  Any DATA that does
+ * cumulative ACK per look frees them at the sender (a PULL of the same
+ * look carries it: receiver.c, eqds_rx_say()).  Any DATA that does
  * come through the agent first closes the word, so that the reorder
  * queue and XDP never deliver around each other.
  */
@@ -52,8 +53,7 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 	if (after(target, r->pull_target))
 		r->pull_target = target;
 	eqds_rx_asl_update(e, peer);
-	eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | (ce != r->seen_ce ? EQ_F_ECE : 0),
-			 r->q.expected);
+	eqds_rx_say(e, peer, r, RX_HELD_ACK | (ce != r->seen_ce ? RX_HELD_ECE : 0));
 	/* XDP rings at once from wake_bytes unread past this (rx.h). */
 	__atomic_store_n(&m->read_bytes, bytes, __ATOMIC_RELEASE);
 	r->seen_pkts = pkts;

@@ -60,7 +60,8 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 	}
 	e->asl_head = e->asl_tail = ASL_NONE;
 	eqds_rx_init(e);
-	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, burst(cfg), now);
+	e->pull_burst = burst(cfg);
+	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, e->pull_burst, now);
 	e->pull_batch = (uint32_t)(cfg->link_bps / 8 * PULL_BATCH_NS / 1000000000ULL /
 				   (cfg->mtu + 14 + EQ_ETH_FRAMING));
 	if (!e->pull_batch)
@@ -195,6 +196,9 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 	uint64_t next = EQT_NO_DEADLINE, d;
 
 	clock_seen(e, now);
+	/* What the receivers say in this run goes at its end, one frame a
+	 * peer (receiver.c, eqds_rx_say()). */
+	e->hold_ctl = true;
 	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++) {
 		uint64_t bits = e->tx_live[w] | e->rx_live[w];
 
@@ -204,6 +208,8 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 	}
 	if ((d = eqds_rx_pull_pacer(e, now)) < next)
 		next = d;
+	e->hold_ctl = false;
+	eqds_rx_ctl_flush(e);
 	if ((d = eqds_tx_arbiter(e, now)) < next)
 		next = d;
 	if (e->cfg.idle_ns && next == EQT_NO_DEADLINE &&

@@ -15,6 +15,8 @@
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
 #define PULL_BATCH_NS	16000	/* a PULL grants what the link drains in this */
+#define PULL_LATE_NS	1000000	/* the lateness a lone sender's pulls make up
+				 * (receiver.c, pull_burst()) */
 #define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
 /* An epoch's SYN packets lie in [isn, isn + EPOCH_SYN_SEQS): the sender
  * numbers no new SYN packet beyond (it waits for the receiver's answer),
@@ -99,8 +101,15 @@ struct rx_tunnel {
 	 * XDP's cumulative counts this tunnel has taken into account. */
 	bool		direct_open;
 	uint64_t	seen_pkts, seen_bytes, seen_ce;
+	uint8_t		held;		/* RX_HELD_*: said in this run, sent at its end */
 	struct eqds_peer_stats st;
 };
+
+/* What a receiving tunnel has to say within one run of the scheme
+ * (eqds_run()), said in one frame at its end (eqds_rx_ctl_flush()). */
+#define RX_HELD_ACK	0x1	/* a cumulative ACK for what XDP delivered */
+#define RX_HELD_PULL	0x2	/* pulls: a PULL, whose ack makes the ACK moot */
+#define RX_HELD_ECE	0x4	/* ... echoing a CE mark */
 
 static inline uint64_t tx_backlog_bytes(const struct tx_tunnel *t)
 {
@@ -143,14 +152,20 @@ struct eqds {
 	struct eqds_peer_stats	retired[EQDS_MAX_PEERS];
 	/* the Active Sender List (receiver side) */
 	uint32_t		asl_head, asl_tail;
+	uint32_t		asl_len;	/* tunnels in it */
 	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
 	struct eqt_reorder_io	rio;		/* every receiving tunnel's queue calls back here */
 	struct eqt_pacer	pull_pacer;
+	uint64_t		pull_burst;	/* its bucket with several senders */
 	uint32_t		rx_wake_bytes;	/* eq_rx.wake_bytes: one MTU, or what
 						 * the link delivers in half an ack
 						 * delay if less */
 	uint32_t		pull_batch;	/* pulls one PULL may grant: what the
 						 * link drains in PULL_BATCH_NS */
+	/* Within eqds_run(): the receivers' ACKs and PULLs are held, one
+	 * frame per peer at its end; `held` says which peers have some. */
+	bool			hold_ctl;
+	uint64_t		held[EQDS_LIVE_WORDS];
 	/* the wire arbiter (sender side) */
 	struct eqt_arbiter	arbiter;	/* the wire (core/arbiter.h) */
 };
@@ -248,6 +263,8 @@ void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st);
 void eqds_rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed);
 void eqds_rx_asl_update(struct eqds *e, uint32_t peer);
 void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack);
+void eqds_rx_say(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what);
+void eqds_rx_ctl_flush(struct eqds *e);
 /* direct.c */
 void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);
 void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint64_t now);

@@ -48,6 +48,7 @@ static void asl_remove(struct eqds *e, uint32_t peer)
 		e->asl_tail = prev;
 	e->rx[peer]->asl_next = ASL_NONE;
 	e->rx[peer]->in_asl = false;
+	e->asl_len--;
 }
 
 static void asl_append(struct eqds *e, uint32_t peer)
@@ -57,6 +58,7 @@ static void asl_append(struct eqds *e, uint32_t peer)
 	r->asl_next = ASL_NONE;
 	r->in_asl = true;
 	r->turn_left = 0;
+	e->asl_len++;
 	if (e->asl_tail == ASL_NONE)
 		e->asl_head = peer;
 	else
@@ -96,6 +98,8 @@ void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st)
 	st->rx_relost = r->q.relost;
 }
 
+static void say_now(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what);
+
 void eqds_rx_free(struct eqds *e, uint32_t peer)
 {
 	struct rx_tunnel *r = e->rx[peer];
@@ -103,6 +107,7 @@ void eqds_rx_free(struct eqds *e, uint32_t peer)
 	if (!r)
 		return;
 	eqds_rx_direct_close(e, peer, r, e->now);
+	say_now(e, peer, r, r->held);	/* what this run held for it */
 	eqds_rx_counters(r, &r->st);
 	eqds_counters_add(&e->retired[peer], &r->st);
 	if (r->in_asl)
@@ -128,6 +133,54 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
 			      .pull = r ? r->pull_no : 0, .aux = eqds_rx_busy_ns(e) };
 
 	e->io.send_ctl(e->io.ctx, peer, &h);
+}
+
+/* A cumulative ACK or a PULL (RX_HELD_*) for peer: at once, or, within a
+ * run of the scheme, held until its end, when one frame says everything
+ * the run had to say to the peer: the PULL with every pull the run
+ * granted (its ack is cumulative, so it carries the ACK too), else the
+ * ACK.  Without that, a receiver that found two packets delivered and
+ * three pulls due sent an ACK and three PULLs back to back: on the fabric
+ * one flow's receiver sent 1.2 control frames per DATA, each a frame for
+ * the switch and a wake-up for the sender's agent on the same two CPUs. */
+static void say_now(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what)
+{
+	uint8_t ece = what & RX_HELD_ECE ? EQ_F_ECE : 0;
+
+	if (what & RX_HELD_PULL) {
+		r->st.pull_pkts++;
+		eqds_rx_send_ctl(e, peer, EQ_T_PULL, ece, r->q.expected);
+	} else if (what & RX_HELD_ACK) {
+		eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | ece, r->q.expected);
+	}
+}
+
+void eqds_rx_say(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what)
+{
+	if (!e->hold_ctl) {
+		say_now(e, peer, r, what);
+		return;
+	}
+	r->held |= what;
+	e->held[peer / 64] |= 1ULL << (peer % 64);
+}
+
+void eqds_rx_ctl_flush(struct eqds *e)
+{
+	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++) {
+		uint64_t bits = e->held[w];
+
+		e->held[w] = 0;
+		for (; bits; bits &= bits - 1) {
+			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			struct rx_tunnel *r = e->rx[peer];
+
+			if (r && r->held) {
+				say_now(e, peer, r, r->held);
+				r->held = 0;
+			}
+		}
+	}
 }
 
 /* An RST: where the next epoch must start past (`floor`: our next seq in
@@ -362,10 +415,31 @@ void eqds_rx_link_used(struct eqds *e, uint32_t frame_len)
  * the back when its turn is over.  The pacer waits until a whole batch is
  * due, or what the head still wants, so that a PULL at 10 Gbit/s carries
  * a dozen pulls rather than the agent waking for each. */
+/* What the pull pacer's bucket holds: the burst (`pacer_burst_us`), and
+ * with one sender or a few, what the link drains in PULL_LATE_NS shared
+ * among them.  The agent's wake-ups come late (by a millisecond when the
+ * host's CPUs are busy: on the fabric, the sending and the receiving
+ * agent took turns on one CPU), and what falls due beyond the bucket is
+ * link time lost for good: a lone flow ran at 65-75 % of the link.  A
+ * late batch of pulls is harmless when few senders share it: each paces
+ * what they let in at its own link rate, so they cannot arrive faster
+ * than the link drains them; n senders can queue at most (n - 1)/n of
+ * the batch at the receiver's port, and the batch shrinks as 1/n. */
+static uint64_t pull_burst(const struct eqds *e)
+{
+	uint64_t late;
+
+	if (e->asl_len < 1)
+		return e->pull_burst;
+	late = e->cfg.link_bps / 8 * PULL_LATE_NS / 1000000000ULL / e->asl_len;
+	return late > e->pull_burst ? late : e->pull_burst;
+}
+
 uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now)
 {
 	uint32_t unit = pull_wire_len(e);
 
+	eqt_pacer_set_burst(&e->pull_pacer, pull_burst(e));
 	eqt_pacer_update(&e->pull_pacer, now);
 	while (e->asl_head != ASL_NONE) {
 		uint32_t peer = e->asl_head, want, n;
@@ -390,9 +464,8 @@ uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now)
 		r->pull_no += n;
 		r->turn_left -= n;
 		r->st.pulls_sent += n;
-		r->st.pull_pkts++;
 		eqds_rx_set_owed(e, r, r->owed - (int64_t)n * e->cfg.mtu);
-		eqds_rx_send_ctl(e, peer, EQ_T_PULL, 0, r->q.expected);
+		eqds_rx_say(e, peer, r, RX_HELD_PULL);
 		/* Its turn over (or no longer active): to the back / out. */
 		if (!r->turn_left || r->owed <= 0 || !before(r->pull_no, r->pull_target)) {
 			asl_remove(e, peer);
