@@ -55,6 +55,14 @@ nics_down() {
 trap 'nics_down; rm -rf "$run"' EXIT
 trap 'exit 130' INT TERM
 
+# A run killed outright (SIGKILL: no trap runs) leaves its bridge and taps,
+# named by its pid: remove those of runs that are gone.
+for l in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
+	   grep -E '^eqvm(br|[01]-)[0-9]+$'); do
+	pid=${l##*[!0-9]}
+	kill -0 "$pid" 2>/dev/null || ip link del "$l" 2>/dev/null
+done
+
 # nics_up QUEUES: two multi-queue taps on a bridge; sets NIC_ARGS (qemu's).
 NIC_ARGS=()
 nics_up() {

@@ -109,6 +109,24 @@ static void test_take_units(void **state)
 	}
 }
 
+/* A bucket made smaller loses what it held above; made larger, it holds
+ * more from the next update on (the pull pacer's bucket follows how many
+ * senders it pulls from). */
+static void test_set_burst(void **state)
+{
+	struct eqt_pacer p;
+
+	eqt_pacer_init(&p, RATE, 8 * MTU, 0);
+	eqt_pacer_update(&p, 10000000000ULL);			/* full: 8 MTUs */
+	eqt_pacer_set_burst(&p, 2 * MTU);
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 2);
+	eqt_pacer_set_burst(&p, 20 * MTU);
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 0);	/* nothing given */
+	eqt_pacer_update(&p, 20000000000ULL);
+	assert_int_equal(eqt_pacer_take_units(&p, MTU, 100), 20);
+	assert_int_equal(eqt_pacer_when(&p, 20 * MTU), 20000000000ULL + 20 * 12000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_when),
 		cmocka_unit_test(test_when_beyond_the_burst),
 		cmocka_unit_test(test_take_units),
+		cmocka_unit_test(test_set_burst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

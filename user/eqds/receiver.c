@@ -98,8 +98,6 @@ void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st)
 	st->rx_relost = r->q.relost;
 }
 
-static void say_now(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what);
-
 void eqds_rx_free(struct eqds *e, uint32_t peer)
 {
 	struct rx_tunnel *r = e->rx[peer];
@@ -107,7 +105,6 @@ void eqds_rx_free(struct eqds *e, uint32_t peer)
 	if (!r)
 		return;
 	eqds_rx_direct_close(e, peer, r, e->now);
-	say_now(e, peer, r, r->held);	/* what this run held for it */
 	eqds_rx_counters(r, &r->st);
 	eqds_counters_add(&e->retired[peer], &r->st);
 	if (r->in_asl)
@@ -141,8 +138,10 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
  * granted (its ack is cumulative, so it carries the ACK too), else the
  * ACK.  Without that, a receiver that found two packets delivered and
  * three pulls due sent an ACK and three PULLs back to back: on the fabric
- * one flow's receiver sent 1.2 control frames per DATA, each a frame for
- * the switch and a wake-up for the sender's agent on the same two CPUs. */
+ * one flow's receiver sent 1.0-1.3 control frames per DATA, each a frame
+ * for the switch and a wake-up for the sender's agent on the same two
+ * CPUs.  (A tunnel freed within a run holds nothing: one that just took
+ * XDP's deliveries is not idle.) */
 static void say_now(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what)
 {
 	uint8_t ece = what & RX_HELD_ECE ? EQ_F_ECE : 0;
@@ -410,11 +409,6 @@ void eqds_rx_link_used(struct eqds *e, uint32_t frame_len)
 		eqt_pacer_spend(&e->pull_pacer, frame_len + EQ_ETH_FRAMING);
 }
 
-/* The pull pacer: the ASL's head gets as many pulls as the budget holds,
- * up to its turn (pull_batch, times its weight), in one PULL; it goes to
- * the back when its turn is over.  The pacer waits until a whole batch is
- * due, or what the head still wants, so that a PULL at 10 Gbit/s carries
- * a dozen pulls rather than the agent waking for each. */
 /* What the pull pacer's bucket holds: the burst (`pacer_burst_us`), and
  * with one sender or a few, what the link drains in PULL_LATE_NS shared
  * among them.  The agent's wake-ups come late (by a millisecond when the
@@ -435,6 +429,11 @@ static uint64_t pull_burst(const struct eqds *e)
 	return late > e->pull_burst ? late : e->pull_burst;
 }
 
+/* The pull pacer: the ASL's head gets as many pulls as the budget holds,
+ * up to its turn (pull_batch, times its weight), in one PULL; it goes to
+ * the back when its turn is over.  The pacer waits until a whole batch is
+ * due, or what the head still wants, so that a PULL at 10 Gbit/s carries
+ * a dozen pulls rather than the agent waking for each. */
 uint64_t eqds_rx_pull_pacer(struct eqds *e, uint64_t now)
 {
 	uint32_t unit = pull_wire_len(e);
