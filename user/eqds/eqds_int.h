@@ -156,7 +156,7 @@ struct eqds {
 	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
 	struct eqt_reorder_io	rio;		/* every receiving tunnel's queue calls back here */
 	struct eqt_pacer	pull_pacer;
-	uint64_t		pull_burst;	/* its bucket with several senders */
+	uint64_t		pull_burst;	/* its bucket, but with a lone sender */
 	uint32_t		rx_wake_bytes;	/* eq_rx.wake_bytes: one MTU, or what
 						 * the link delivers in half an ack
 						 * delay if less */
