@@ -94,12 +94,13 @@ sc_up() {
 sc_now() { "$EQLOAD" now; }
 
 # sc_queue PORT OUT: the switch's occupancy series of PORT, time in ms
-# from T0 (ns), occupancy in packets: "ms pkts".
+# from T0 (ns), occupancy in packets, and the bytes the port took in and
+# sent since the fabric's last reset: "ms pkts enq_bytes tx_bytes".
 sc_queue() {	# PORT OUT T0
 	local f
 	f=$(fab_dir "$FT_NAME")/queues/$1.tsv
 	if [ -f "$f" ]; then
-		awk -v t0="$3" '!/^#/ { printf "%.3f\t%d\n", ($1 - t0) / 1e6, $3 }' "$f" >"$2"
+		awk -v t0="$3" '!/^#/ { printf "%.3f\t%d\t%s\t%s\n", ($1 - t0) / 1e6, $3, $5, $6 }' "$f" >"$2"
 	else
 		: >"$2"
 	fi

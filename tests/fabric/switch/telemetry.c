@@ -19,6 +19,11 @@ int telemetry_init(struct telemetry *tm, const char *dir)
 	return 0;
 }
 
+/* A queue's series: its occupancy, and the bytes it took in and put on
+ * the link since the last reset (their rates over any window say whether
+ * a queue grew from what came or from what did not go). */
+#define SERIES_HEADER "#t_ns\tdata_bytes\tdata_pkts\tprio_bytes\tenq_bytes\ttx_bytes\n"
+
 /* The fabric only samples ports whose queue is or just was non-empty. */
 void telemetry_sample(void *ctx, int port, uint64_t t, const struct port *p)
 {
@@ -33,10 +38,11 @@ void telemetry_sample(void *ctx, int port, uint64_t t, const struct port *p)
 		if (!f)
 			return;
 		setvbuf(f, NULL, _IOFBF, 1 << 16);
-		fprintf(f, "#t_ns\tdata_bytes\tdata_pkts\tprio_bytes\n");
+		fprintf(f, SERIES_HEADER);
 	}
-	fprintf(f, "%llu\t%llu\t%u\t%llu\n", (unsigned long long)t,
-		(unsigned long long)p->data_bytes, p->data_pkts, (unsigned long long)p->prio.bytes);
+	fprintf(f, "%llu\t%llu\t%u\t%llu\t%llu\t%llu\n", (unsigned long long)t,
+		(unsigned long long)p->data_bytes, p->data_pkts, (unsigned long long)p->prio.bytes,
+		(unsigned long long)p->st.enq_bytes, (unsigned long long)p->st.tx_bytes);
 }
 
 static int write_file(const char *dir, const char *name, struct fabric *f, uint64_t now)
@@ -75,7 +81,7 @@ void telemetry_truncate(struct telemetry *tm)
 			fflush(tm->series[i]);
 			if (ftruncate(fileno(tm->series[i]), 0) == 0) {
 				rewind(tm->series[i]);
-				fprintf(tm->series[i], "#t_ns\tdata_bytes\tdata_pkts\tprio_bytes\n");
+				fprintf(tm->series[i], SERIES_HEADER);
 			}
 		}
 }
