@@ -549,6 +549,51 @@ static void rts__answer_acknowledges_only_what_came(void **state)
 }
 
 
+/* An RTS gives, beside its target, the sender's limit: the pull number
+ * up to which its credit may be out of its hands (its highest pull, plus
+ * 1 BDP + 1 MTU less what it holds).  Out of its hands are its DATA in
+ * flight, what we owe it and our pulls on their way to it; we know the
+ * last two, and the first from its next seq.  Read from the target alone
+ * (sized by the sender from what it has in flight, which counts what has
+ * arrived, and from its highest pull, behind ours by the pulls on their
+ * way), an RTS asked for nothing we had not granted, and a tunnel in RTS
+ * mode never grew its loop.  Here packets 0-3 came and were pulled for;
+ * the sender had heard of 2 pulls and sent packet 4 (in flight), and
+ * gives a limit of 2 + 7 and a target of 10: we may owe it 9 - 4 - 1 =
+ * 4 MTUs, and pull 4 more, short of the target. */
+static void rts__the_limit_counts_what_is_out_of_the_senders_hands(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+	struct eqt_hdr h = { .type = EQ_T_RTS, .seq_ack = ISN + 5, .pull = 10, .aux = 2 + 7 };
+	uint64_t t = 1000;
+
+	for (uint32_t i = 0; i < 4; i++)
+		data(f, 0, i, t);
+	for (; t < 1000000; t += 10000)
+		eqds_run(f->e, t);
+	assert_int_equal(f->rec.pulls[0], 4);		/* one per packet */
+	eqds_wire(f->e, 0, &h, NULL, t);
+	for (; t < 2000000; t += 10000)
+		eqds_run(f->e, t);
+	assert_int_equal(f->rec.pulls[0], 8);		/* 4 more: the limit */
+	assert_int_equal(stats(f, 0).pull_target, 10);
+	/* Without a limit, the target decides: 10 is ahead of 8 by 2. */
+	h.aux = 0;
+	eqds_wire(f->e, 0, &h, NULL, t);
+	for (; t < 3000000; t += 10000)
+		eqds_run(f->e, t);
+	assert_int_equal(f->rec.pulls[0], 10);
+	/* A limit our pulls and its DATA in flight already reach: nothing. */
+	h.aux = 10 + 1;
+	h.pull = 10 + 8;
+	eqds_wire(f->e, 0, &h, NULL, t);
+	for (; t < 4000000; t += 10000)
+		eqds_run(f->e, t);
+	assert_int_equal(f->rec.pulls[0], 10);
+	fx_free(f);
+}
+
+
 /* ---- losses ---- */
 
 #define LOSS_NS	300000ULL
@@ -802,6 +847,7 @@ int main(void)
 		cmocka_unit_test(asl__bad_weights_refused),
 		cmocka_unit_test(epoch__a_syn_burst_of_more_than_1024),
 		cmocka_unit_test(rts__answer_acknowledges_only_what_came),
+		cmocka_unit_test(rts__the_limit_counts_what_is_out_of_the_senders_hands),
 		cmocka_unit_test(loss__a_gap_is_nacked_lost_after_the_window),
 		cmocka_unit_test(loss__each_missing_seq_once_and_trimmed_ones_not),
 		cmocka_unit_test(loss__late_first_send_brings_no_pulls_and_widens_the_window),

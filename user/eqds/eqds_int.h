@@ -79,6 +79,11 @@ struct tx_tunnel {
 	/* The RTO adapts to the ACKs (RFC 6298 estimator, rto_ns its floor,
 	 * doubled when it fires): an agent on a busy host answers late. */
 	struct eqt_rtt	rtt;
+	/* Bytes sent in the current round trip (from rate_at) and the last
+	 * one: what the flow feeds the tunnel per round trip, which RTS
+	 * mode asks for ahead of the queue (sender.c, tx_ahead_pkts()). */
+	uint64_t	rate_at;
+	uint32_t	rate_cur, rate_prev;
 	uint32_t	bdp;		/* bytes: cfg.bdp_bytes, or from srtt (bdp_auto) */
 	uint32_t	bdp_hi;		/* the largest it has been: growth beyond is credited */
 	struct eqds_peer_stats st;
@@ -252,7 +257,7 @@ void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost);
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now);
 void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);
-uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t);
+uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t, uint64_t now);
 void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
 void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
 		    uint64_t now);

@@ -182,7 +182,7 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	/* A fast send asks for what TC holds back (a BDP while it holds
 	 * any), and for nothing more otherwise: its target is the highest
 	 * pull (credit after an idle spell comes from the start rule). */
-	__atomic_store_n(&b->pull_target, eqds_tx_pull_target(e, t), __ATOMIC_RELAXED);
+	__atomic_store_n(&b->pull_target, eqds_tx_pull_target(e, t, now), __ATOMIC_RELAXED);
 	/* ... and a BDP more once a fast send leaves less than half a BDP on
 	 * lease: TC cannot see TCP's backlog, but a tunnel whose lease is
 	 * being drained has one.  Asking only after TC held packets back came
@@ -211,7 +211,7 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 								    : (uint32_t)t->credit);
 	}
 	/* TC holds packets back and the lease cannot carry the ask: an RTS. */
-	if (t->tc_demand && t->hp_known && after(eqds_tx_pull_target(e, t), t->told_target) &&
+	if (t->tc_demand && t->hp_known && after(eqds_tx_pull_target(e, t, now), t->told_target) &&
 	    (lease_load(b).parts.bytes & EQ_LEASE_BYTES) < e->cfg.mtu + 14)
 		eqds_tx_ask(e, peer, t, now);
 }

@@ -322,12 +322,30 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * the RTS to what the invariant leaves (sender.c, rts_room()). */
 		int64_t want = (int64_t)(int32_t)(target - r->pull_no) * e->cfg.mtu;
 
+		if (h->aux && !syn) {
+			/* A limit: the sender's credit may be out of its
+			 * hands up to that pull number.  Out of them are its
+			 * DATA in flight (its next seq less our next in order:
+			 * what came out of order counts too, to be safe), what
+			 * we owe it, and our pulls on their way to it, which
+			 * the limit counts from its highest pull: so we may
+			 * owe it the limit less our pull number less its DATA
+			 * in flight.  (What it sent after the RTS left was
+			 * credit in the limit; pulls it got since are counted
+			 * as on their way: nothing is missed, and a stale RTS
+			 * only asks for less.) */
+			int32_t dif = (int32_t)(h->seq_ack - r->q.expected);
+
+			want = ((int64_t)(int32_t)(h->aux - r->pull_no) - (dif > 0 ? dif : 0)) *
+			       e->cfg.mtu;
+		} else if (r->owed < 0) {
+			/* A negative entry is what the last pulls gave beyond
+			 * what arrived (a PULL is a whole MTU): it stays owed
+			 * back. */
+			want += r->owed;
+		}
 		if (want > (int64_t)rx_bdp_cap(e))
 			want = rx_bdp_cap(e);
-		/* A negative entry is what the last pulls gave beyond what
-		 * arrived (a PULL is a whole MTU): it stays owed back. */
-		if (r->owed < 0)
-			want += r->owed;
 		if (want > r->owed)
 			eqds_rx_set_owed(e, r, want);
 		eqds_rx_asl_update(e, peer);

@@ -291,13 +291,64 @@ int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	return 0;
 }
 
-/* The pull number this tunnel wants reached: what its queue needs, and a
- * BDP while TC holds TCP packets back for want of credit, all at most a
- * BDP past the highest pull. */
-uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t)
+/* The round trip the tunnel's send rate is measured over: the smoothed
+ * RTT, or the RTO's floor before any sample. */
+static uint64_t rate_window(const struct eqds *e, const struct tx_tunnel *t)
+{
+	return t->rtt.srtt_ns ? t->rtt.srtt_ns : e->cfg.rto_ns;
+}
+
+/* len bytes left on this tunnel (the agent's sends, TC's as their copies
+ * come): the send rate per round trip. */
+static void note_sent(const struct eqds *e, struct tx_tunnel *t, uint32_t len, uint64_t now)
+{
+	uint64_t w = rate_window(e, t);
+
+	if (now >= t->rate_at + w) {
+		/* A round trip or more without a send: the last one held nothing. */
+		t->rate_prev = now >= t->rate_at + 2 * w ? 0 : t->rate_cur;
+		t->rate_cur = 0;
+		t->rate_at = now;
+	}
+	t->rate_cur += len;
+}
+
+/* RTS mode: what the flow will bring within a round trip, asked for ahead
+ * of the queue, in MTUs: the bytes sent in the last round trip (or the
+ * current one, if more), none once a round trip passed without a send.
+ * The receiver pulls once per packet that arrives, up to the target; a
+ * target that only covers the queue lets the tokens of a flow's packets
+ * die whenever its queue runs empty between the inner TCP's bursts, and
+ * the next burst waits a round trip for the answer to its RTS.  Asked
+ * ahead, the pulls keep coming while the flow lasts, as credit in hand for
+ * what comes next (at most a BDP: the invariant holds). */
+static uint32_t tx_ahead_pkts(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
+{
+	uint64_t w = rate_window(e, t);
+	uint32_t b;
+
+	if (t->busy_until > now + w)
+		return 0;
+	if (now >= t->rate_at + 2 * w)
+		b = 0;				/* a round trip without a send */
+	else if (now >= t->rate_at + w)
+		b = t->rate_cur;		/* the round trip just ended */
+	else
+		b = t->rate_cur > t->rate_prev ? t->rate_cur : t->rate_prev;
+
+	return (b + e->cfg.mtu - 1) / e->cfg.mtu;
+}
+
+/* The pull number this tunnel wants reached: what its queue needs, in
+ * RTS mode what it sent in the last round trip, and a BDP while TC holds
+ * TCP packets back for want of credit, all at most a BDP past the highest
+ * pull. */
+uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
 {
 	uint64_t want = (tx_backlog_bytes(t) + e->cfg.mtu - 1) / e->cfg.mtu;
 
+	if (e->cfg.rts)
+		want += tx_ahead_pkts(e, t, now);
 	if (t->tc_demand)
 		want += tx_bdp(e, t) / e->cfg.mtu;
 	if (want > tx_bdp(e, t) / e->cfg.mtu)
@@ -323,6 +374,8 @@ void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, ui
 	 * grows when the seqs in flight span more than it; only at its cap
 	 * is a packet given up, and counted. */
 	struct eqt_pkt *old = eqt_infl_put(&t->infl, p);
+
+	note_sent(e, t, p->len, now);
 
 	if (old) {
 		eqt_pkt_put(e->pool, old);
@@ -381,7 +434,7 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	if (h.flags & EQ_F_SYN)
 		p->flags |= EQT_PF_SYN;
 	h.seq_ack = p->seq;
-	h.pull = eqds_tx_pull_target(e, t);
+	h.pull = eqds_tx_pull_target(e, t, now);
 	h.aux = p->len;
 	if (p->tx_count)
 		t->st.tx_rtx++;
@@ -412,8 +465,29 @@ void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t no
 
 	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
 	h.seq_ack = t->next_seq;
-	h.pull = eqds_tx_pull_target(e, t);
-	if (h.pull - base > room)
+	h.pull = eqds_tx_pull_target(e, t, now);
+	/* The limit (aux): the pull number up to which the tunnel's credit
+	 * may be out of our hands, our highest pull plus 1 BDP + 1 MTU less
+	 * what we hold (credit, lease, fast sends whose copy has not come).
+	 * The receiver, which knows its pull number, what it owes us and
+	 * which of our seqs have come, grants up to it (receiver.c).  Sized
+	 * here from what we have in flight instead, an RTS counted the
+	 * packets that had arrived, and the pulls on their way, twice: a
+	 * tunnel in RTS mode never grew its loop past what it had when its
+	 * first pulls came (one flow kept 42 packets going round with a BDP
+	 * of 60, the rest waiting in the edge queue).  Before the receiver's
+	 * first word our pull numbers are not its: the target, relative,
+	 * asks for what the room allows.  Nor to a receiver busy for more
+	 * than a round trip: its pulls are spoken for, and ours stay its
+	 * fair share (credit__a_shrunk_window_grows_back_when_the_receiver_is_idle). */
+	if (t->hp_known && now + rate_window(e, t) >= t->busy_until) {
+		int64_t held = t->credit + eqds_tx_lease_bytes(e, peer, t) +
+			       (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
+		int64_t free = (int64_t)tx_bdp(e, t) + e->cfg.mtu - held;
+
+		h.aux = t->highest_pull + (free > 0 ? (uint32_t)(free / e->cfg.mtu) : 0);
+	}
+	if (!h.aux && h.pull - base > room)
 		h.pull = base + room;
 	e->io.send_ctl(e->io.ctx, peer, &h);
 	told(t, h.pull);
@@ -648,6 +722,23 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	t->last_use_ns = now;
 }
 
+/* RTS mode: when a queue waiting for credit may ask for more, if the
+ * tunnel's loop is short of 1 BDP + 1 MTU (by what it knows: its credit
+ * and what it has in flight) and its receiver is not busy for more than
+ * a round trip: a round trip after its last RTS.  Pulls come one per
+ * packet that arrives, so the loop only grows by what an RTS asks, and
+ * without this only a rise of the BDP (bdp_auto) sent one: with a fixed
+ * BDP, a loop that started with the 2 packets of a TCP flow's first
+ * burst kept 2 (test_eqds_sim.c, test_rts_window_limited_source). */
+static uint64_t rts_regrow_at(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
+{
+	uint64_t w = rate_window(e, t);
+
+	if (!e->cfg.rts || !t->hp_known || now + w < t->busy_until || !rts_room(e, t, now))
+		return EQT_NO_DEADLINE;
+	return t->last_rts_ns + w;
+}
+
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
@@ -752,12 +843,18 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 
 		/* RTSs repeat at the floor RTO, not the backed-off one: they
 		 * are small, and a restarted receiver answers the next one. */
-		if ((t->rts_due && rts_room(e, t, now)) || now >= quiet + e->cfg.rto_ns) {
+		uint64_t regrow = rts_regrow_at(e, t, now);
+
+		if ((t->rts_due && rts_room(e, t, now)) || now >= quiet + e->cfg.rto_ns ||
+		    now >= regrow) {
 			eqds_tx_ask(e, peer, t, now);
 			quiet = now;
+			regrow = EQT_NO_DEADLINE;
 		}
 		if (quiet + e->cfg.rto_ns < next)
 			next = quiet + e->cfg.rto_ns;
+		if (regrow < next)
+			next = regrow;
 	}
 	return next;
 }
