@@ -19,7 +19,8 @@
  *   +--------+--------+--------+--------+
  *   | pull_target (DATA) / pull_no (ctl)|
  *   +--------+--------+--------+--------+
- *   | frame_len (DATA) / busy_ns (ctl)  |
+ *   | frame_len (DATA) / limit (RTS) /  |
+ *   | busy_ns (ctl)                     |
  *   +--------+--------+--------+--------+
  *   |  options (TLV), hdr_len*4 - 20 B  |  optional, 4-byte aligned
  *   +-----------------------------------+
@@ -98,7 +99,10 @@ struct eq_hdr {
 			__be32	pull_target;	/* pull number the sender wants reached */
 			__be32	frame_len;	/* frame length as sent, so that a trimmed
 						 * header still says how much credit its
-						 * retransmission needs; 0: not stated */
+						 * retransmission needs; 0: not stated.
+						 * RTS: the limit, the pull number up to
+						 * which the sender's credit may be out of
+						 * its hands (docs/wire.md 2.4); 0: none */
 		} data;
 		struct {	/* EQ_T_PULL, EQ_T_ACK, EQ_T_NACK, EQ_T_RST */
 			__be32	ack;		/* cumulative ack / NACKed seq */

@@ -51,7 +51,7 @@ static void eq_hdr__common_header_offsets(void **state)
 
 static void eq_hdr__data_body_offsets(void **state)
 {
-	/* Bytes 8-19 for DATA/TRIMMED/RTS: seq, pull_target, rsvd. */
+	/* Bytes 8-19 for DATA/TRIMMED/RTS: seq, pull_target, frame_len (RTS: limit). */
 	assert_int_equal(offsetof(struct eq_hdr, data.seq), 8);
 	assert_int_equal(FIELD_SIZE(struct eq_hdr, data.seq), 4);
 	assert_int_equal(offsetof(struct eq_hdr, data.pull_target), 12);

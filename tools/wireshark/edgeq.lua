@@ -32,7 +32,8 @@ local type_names = {
 	[T_DATA] = "DATA", [T_TRIMMED] = "TRIMMED", [T_PULL] = "PULL", [T_ACK] = "ACK",
 	[T_NACK] = "NACK", [T_RTS] = "RTS", [T_RST] = "RST",
 }
--- Types whose body is seq / pull_target / rsvd; the others use ack / pull_no / busy_ns.
+-- Types whose body is seq / pull_target / frame_len (RTS: limit); the others use
+-- ack / pull_no / busy_ns (docs/wire.md 2.4, 2.5).
 local data_body = { [T_DATA] = true, [T_TRIMMED] = true, [T_RTS] = true }
 
 local F_SYN, F_TRIMMED, F_CSN, F_ECE, F_RTX, F_FAST, F_CUM, F_LOST =
@@ -84,7 +85,10 @@ local pf = {
 	seq_rx      = ProtoField.uint32("edgeq.seq.rx", "Sequence number at the receiver", base.DEC,
 				       nil, nil, "seq + outer IPv4 ID or SEG option's segment index (GSO segments), as xdp_ingress counts it"),
 	pull_target = ProtoField.uint32("edgeq.pull_target", "Pull target", base.DEC),
-	rsvd        = ProtoField.uint32("edgeq.rsvd", "Reserved", base.HEX),
+	frame_len   = ProtoField.uint32("edgeq.frame_len", "Frame length", base.DEC, nil, nil,
+				       "the whole frame as the agent sent it; 0: not stated (no agent, or a bare TCP ACK)"),
+	limit       = ProtoField.uint32("edgeq.limit", "Limit (pull number)", base.DEC, nil, nil,
+				       "up to which the sender's credit may be out of its hands; 0: not given"),
 	ack         = ProtoField.uint32("edgeq.ack", "Ack", base.DEC),
 	pull_no     = ProtoField.uint32("edgeq.pull_no", "Pull number", base.DEC),
 	busy_ns     = ProtoField.uint32("edgeq.busy_ns", "Busy time (ns)", base.DEC),
@@ -120,7 +124,6 @@ local ex = {
 	inner_len   = ProtoExpert.new("edgeq.bad_inner_len", "Inner length disagrees", PM, ERR),
 	opt_long    = ProtoExpert.new("edgeq.option_long", "Option longer than its kind needs", PP, NOTE),
 	opt_unknown = ProtoExpert.new("edgeq.option_unknown", "Unknown option kind", PP, NOTE),
-	reserved    = ProtoExpert.new("edgeq.reserved_set", "Reserved bits or fields set", PP, NOTE),
 	trim_flag   = ProtoExpert.new("edgeq.trim_mismatch", "TRIMMED flag and type disagree", PP, WARN),
 	ctl_proto   = ProtoExpert.new("edgeq.ctl_proto", "proto is not 0 on a packet that carries no inner packet", PP, WARN),
 	extra       = ProtoExpert.new("edgeq.unexpected_payload", "Payload after a header-only packet", PP, WARN),
@@ -129,7 +132,7 @@ local ex = {
 				      expert.group.UNDECODED, NOTE),
 }
 edgeq.experts = { ex.short, ex.version, ex.type, ex.hdr_len, ex.opt, ex.inner_proto,
-		  ex.inner_len, ex.opt_long, ex.opt_unknown, ex.reserved, ex.trim_flag,
+		  ex.inner_len, ex.opt_long, ex.opt_unknown, ex.trim_flag,
 		  ex.ctl_proto, ex.extra, ex.sport, ex.cut }
 
 edgeq.prefs.port = Pref.uint("UDP port", EQ_DEFAULT_PORT,
@@ -484,10 +487,7 @@ function edgeq.dissector(tvb, pinfo, root)
 			info = info .. string.format(" seq=%d", seq)
 		end
 		tree:add(pf.pull_target, tvb(12, 4))
-		local ritem = tree:add(pf.rsvd, tvb(16, 4))
-		if tvb(16, 4):uint() ~= 0 then
-			ritem:add_proto_expert_info(ex.reserved, "rsvd is not zero")
-		end
+		tree:add(typ == T_RTS and pf.limit or pf.frame_len, tvb(16, 4))
 		info = info .. string.format(" pull_target=%d", tvb(12, 4):uint())
 	else
 		tree:add(pf.ack, tvb(8, 4))
