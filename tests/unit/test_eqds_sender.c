@@ -729,6 +729,58 @@ static void pull_target__rts_mode_runs_ahead_by_a_round_trip(void **state)
 	fx_free(f);
 }
 
+/* RTS mode, a fixed BDP (8 MTUs): a queue waiting for credit, with the
+ * loop short of 1 BDP + 1 MTU by the sender's count, asks once a round
+ * trip (the smoothed RTT), not more often; and not at all while the
+ * receiver says its link is busy beyond a round trip.
+ * Pulls come one per packet that arrives, so only an RTS grows a loop;
+ * before this only a rise of the BDP sent one, and with a fixed BDP a
+ * loop that started with 2 packets kept 2. */
+static void rts_regrow__once_a_round_trip_not_to_a_busy_receiver(void **state)
+{
+	struct eqds_cfg cfg = cfg0;
+	struct fx *f;
+	uint32_t isn;
+	unsigned rts;
+
+	cfg.rts = true;
+	f = fx_new_cfg(&cfg, 1024);
+	local(f, 2);
+	run_until(f, f->now + 10000);
+	isn = stats(f).tx_epoch;
+	ack(f, isn - 1, 0);
+	pull(f, 2, isn - 1);			/* the 2 packets go */
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, 2);
+	/* Both arrived (a PULL acknowledging them, no new pull), and the
+	 * receiver is busy for 50 ms.  A queue comes: the restart asks. */
+	ctl_busy(f, EQ_T_PULL, isn + 2, 2, 50000000);
+	local(f, 20);
+	run_until(f, f->now + 10000);
+	rts = f->rec.rts;
+	/* 14 ms, the receiver busy and talking every 2 ms (so that the
+	 * quiet tunnel's RTS never falls due): nothing. */
+	for (int k = 0; k < 7; k++) {
+		ctl_busy(f, EQ_T_PULL, isn + 2, 2, 50000000);
+		run_until(f, f->now + 2000000);
+	}
+	assert_int_equal(f->rec.rts, rts);
+	/* 14 ms more, not busy: one at once (a round trip has passed since
+	 * the last), then one a round trip (the smoothed RTT), no more. */
+	uint32_t srtt_us = stats(f).srtt_us;
+
+	assert_true(srtt_us > 0);
+	for (int k = 0; k < 7; k++) {
+		ctl_busy(f, EQ_T_PULL, isn + 2, 2, 0);
+		run_until(f, f->now + 2000000);
+	}
+	print_message("# regrowth RTSs in 14 ms, srtt %u us: %u\n", srtt_us, f->rec.rts - rts);
+	assert_true(f->rec.rts >= rts + 14000 / srtt_us - 1);
+	assert_true(f->rec.rts <= rts + 14000 / srtt_us + 1);
+	assert_true(f->rec.rts_aux != 0);	/* with the limit */
+	fx_free(f);
+}
+
 /* ---- the wire arbiter ---- */
 
 /* Both classes loaded, credit for all of it: DRR shares the link between
@@ -1077,6 +1129,7 @@ int main(void)
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(pull_target__rts_mode_runs_ahead_by_a_round_trip),
+		cmocka_unit_test(rts_regrow__once_a_round_trip_not_to_a_busy_receiver),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),
 		cmocka_unit_test(infl__holds_a_bdp_of_more_than_4096_packets),
 		cmocka_unit_test(infl__a_resend_far_behind_the_rest),

@@ -298,6 +298,14 @@ static uint64_t rate_window(const struct eqds *e, const struct tx_tunnel *t)
 	return t->rtt.srtt_ns ? t->rtt.srtt_ns : e->cfg.rto_ns;
 }
 
+/* The receiver said its link stays busy beyond a round trip from now:
+ * its pulls are spoken for, and ours are its fair share.  RTS mode then
+ * neither asks ahead, nor regrows, nor gives a limit. */
+static bool busy_beyond_rtt(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
+{
+	return t->busy_until > now + rate_window(e, t);
+}
+
 /* len bytes left on this tunnel (the agent's sends, TC's as their copies
  * come): the send rate per round trip. */
 static void note_sent(const struct eqds *e, struct tx_tunnel *t, uint32_t len, uint64_t now)
@@ -327,7 +335,7 @@ static uint32_t tx_ahead_pkts(const struct eqds *e, const struct tx_tunnel *t, u
 	uint64_t w = rate_window(e, t);
 	uint32_t b;
 
-	if (t->busy_until > now + w)
+	if (busy_beyond_rtt(e, t, now))
 		return 0;
 	if (now >= t->rate_at + 2 * w)
 		b = 0;				/* a round trip without a send */
@@ -480,7 +488,7 @@ void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t no
 	 * asks for what the room allows.  Nor to a receiver busy for more
 	 * than a round trip: its pulls are spoken for, and ours stay its
 	 * fair share (credit__a_shrunk_window_grows_back_when_the_receiver_is_idle). */
-	if (t->hp_known && now + rate_window(e, t) >= t->busy_until) {
+	if (t->hp_known && !busy_beyond_rtt(e, t, now)) {
 		int64_t held = t->credit + eqds_tx_lease_bytes(e, peer, t) +
 			       (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
 		int64_t free = (int64_t)tx_bdp(e, t) + e->cfg.mtu - held;
@@ -732,11 +740,9 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
  * burst kept 2 (test_eqds_sim.c, test_rts_window_limited_source). */
 static uint64_t rts_regrow_at(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
 {
-	uint64_t w = rate_window(e, t);
-
-	if (!e->cfg.rts || !t->hp_known || now + w < t->busy_until || !rts_room(e, t, now))
+	if (!e->cfg.rts || !t->hp_known || busy_beyond_rtt(e, t, now) || !rts_room(e, t, now))
 		return EQT_NO_DEADLINE;
-	return t->last_rts_ns + w;
+	return t->last_rts_ns + rate_window(e, t);
 }
 
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
