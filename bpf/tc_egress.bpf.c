@@ -433,9 +433,11 @@ int tc_egress(struct __sk_buff *skb)
 					/* The agent asks the receiver for it: its
 					 * doorbell, once until it has looked. */
 					__sync_fetch_and_add(&bucket->held, 1);
-					if (!__sync_lock_test_and_set(&bucket->held_rung, 1))
+					if (!__sync_lock_test_and_set(&bucket->held_rung, 1)) {
 						bpf_ringbuf_output(&eq_bell, &pv->peer,
 								   sizeof(pv->peer), 0);
+						st->bell_tx_held++;
+					}
 					return TC_ACT_SHOT;
 				}
 				/* The edge queue is full: refused, not dropped.

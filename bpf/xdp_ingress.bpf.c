@@ -305,8 +305,14 @@ static int ack_timer_fired(void *map, __u32 *slot, struct eq_ack_timer *t)
 {
 	struct eq_rx *rx = bpf_map_lookup_elem(&eq_rx, slot);
 
-	if (rx && __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED)
+	if (rx && __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED) {
+		__u32 zero = 0;
+		struct eq_stats *st = bpf_map_lookup_elem(&eq_stats, &zero);
+
 		bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
+		if (st)
+			st->bell_rx_timer++;
+	}
 	return 0;
 }
 
@@ -331,7 +337,8 @@ static __always_inline long ack_timer_arm(__u32 *slot, __u64 delay_ns)
  * pull_target.  The doorbell rings once until the agent has looked:
  * after the ACK delay, or at once for a bulk flow. */
 static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const struct eq_hdr *eq,
-					   __u8 outer_ecn, __u32 spent, __u32 segs, __u64 delay_ns)
+					   __u8 outer_ecn, __u32 spent, __u32 segs, __u64 delay_ns,
+					   struct eq_stats *st)
 {
 	__u32 target = bpf_ntohl(eq->data.pull_target);
 
@@ -341,10 +348,14 @@ static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const 
 		__sync_fetch_and_add(&rx->ce, segs);
 	if (eq_seq_before(rx->pull_target, target))
 		rx->pull_target = target;	/* racing CPUs: the agent takes the max it sees */
-	/* Enough unread (a bulk flow), or no delay asked: ring now, once. */
+	/* Enough unread (a bulk flow), or no delay asked: ring now, once.
+	 * A ring is not free: the ring buffer wakes its reader through an
+	 * irq_work, a self-IPI on this CPU (docs/performance.md). */
 	if (!delay_ns || rx->bytes - rx->read_bytes >= rx->wake_bytes) {
-		if (__sync_lock_test_and_set(&rx->dirty, EQ_RX_RUNG) != EQ_RX_RUNG)
+		if (__sync_lock_test_and_set(&rx->dirty, EQ_RX_RUNG) != EQ_RX_RUNG) {
 			bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
+			st->bell_rx_now++;
+		}
 		return;
 	}
 	if (__sync_val_compare_and_swap(&rx->dirty, EQ_RX_CLEAN, EQ_RX_ARMED) != EQ_RX_CLEAN)
@@ -357,9 +368,12 @@ static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const 
 
 	if (look && look <= bpf_ktime_get_ns() + delay_ns)
 		return;
+	st->rx_ack_timers++;
 	if (ack_timer_arm(slot, delay_ns) &&
-	    __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED)
+	    __sync_val_compare_and_swap(&rx->dirty, EQ_RX_ARMED, EQ_RX_RUNG) == EQ_RX_ARMED) {
 		bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
+		st->bell_rx_now++;
+	}
 }
 
 /* How many of the sender's seqs this frame is, and the bytes it spent on
@@ -546,7 +560,7 @@ int xdp_ingress(struct xdp_md *ctx)
 		/* Next in order and the agent holds nothing back: ours. */
 		if (!segs || !eq_rx_take_n(&rx->order.word, seq, segs))
 			goto to_agent;
-		deliver_direct(rx, &slot, eq, o.ecn, spent, segs, cfg->eqds.ack_delay_ns);
+		deliver_direct(rx, &slot, eq, o.ecn, spent, segs, cfg->eqds.ack_delay_ns, st);
 		st->rx_direct++;
 	}
 	if (!eq_seq_before(seq, peer->rx_seq_next))

@@ -356,6 +356,12 @@ struct eq_stats {
 					 * the sending peer's prefixes */
 	__u64	tx_bare_ack;		/* scheme eqds: bare TCP ACKs sent outside
 					 * credit, as without an agent (tc_egress) */
+	/* scheme eqds: the agent's doorbell (rx.h), each ring a wake-up of
+	 * the agent and, in the kernel, a self-IPI on the ringing CPU */
+	__u64	bell_rx_now;		/* XDP rang it at once (enough unread) */
+	__u64	bell_rx_timer;		/* an ACK timer XDP armed rang it */
+	__u64	bell_tx_held;		/* TC rang it: it held TCP back for credit */
+	__u64	rx_ack_timers;		/* ACK timers XDP armed */
 };
 
 #endif /* EDGEQ_MAPS_H */

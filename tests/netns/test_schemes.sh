@@ -84,6 +84,11 @@ one=$(bpftool -j map lookup pinned "$TB_PIN_A/eq_agent_peers" key "${slot:-9999}
 	jq -r '.formatted.value.tx_data // empty' 2>/dev/null)
 check "one peer's agent state by bpftool map lookup of its slot ($slot: tx_data $one)" \
 	[ "${one:-0}" -ge "$d4b" ]
+# The doorbell (edgeq/rx.h): XDP delivered the bulk itself and woke B's
+# agent once per batch, not per packet, and counted each ring.
+rings=$(eq_stat b bell_rx_now); direct=$(eq_stat b rx_direct)
+check "B's doorbell rang for the bulk flow, at most once per packet XDP delivered ($rings rings, $direct delivered)" \
+	bash -c "[ \"\$1\" -gt 0 ] && [ \"\$1\" -le \"\$2\" ]" _ "$rings" "$direct"
 rx6b=$(plain_decap)
 check "B's XDP decapsulated the plain tunnel's packets itself, not as EQDS's direct delivery ($rx6 -> $rx6b)" \
 	[ "$((rx6b - rx6))" -gt $((MB * 500)) ]
