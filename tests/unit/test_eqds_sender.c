@@ -736,7 +736,7 @@ static void pull_target__rts_mode_runs_ahead_by_a_round_trip(void **state)
  * Pulls come one per packet that arrives, so only an RTS grows a loop;
  * before this only a rise of the BDP sent one, and with a fixed BDP a
  * loop that started with 2 packets kept 2. */
-static void rts_regrow__once_a_round_trip_not_to_a_busy_receiver(void **state)
+static void rts_regrow__a_round_trip_after_a_pull_backing_off_without_not_when_busy(void **state)
 {
 	struct eqds_cfg cfg = cfg0;
 	struct fx *f;
@@ -765,19 +765,35 @@ static void rts_regrow__once_a_round_trip_not_to_a_busy_receiver(void **state)
 		run_until(f, f->now + 2000000);
 	}
 	assert_int_equal(f->rec.rts, rts);
-	/* 14 ms more, not busy: one at once (a round trip has passed since
-	 * the last), then one a round trip (the smoothed RTT), no more. */
+	/* 14 ms more, not busy, and the receiver grants nothing: one at
+	 * once (a round trip has passed since the last), then after 2, 4,
+	 * 8, ... round trips (the smoothed RTT): about log2(14 ms / srtt)
+	 * of them, where one a round trip made 14 ms / srtt (175). */
 	uint32_t srtt_us = stats(f).srtt_us;
+	unsigned doublings = 0;
 
 	assert_true(srtt_us > 0);
+	while ((srtt_us << doublings) < 14000)
+		doublings++;
 	for (int k = 0; k < 7; k++) {
 		ctl_busy(f, EQ_T_PULL, isn + 2, 2, 0);
 		run_until(f, f->now + 2000000);
 	}
-	print_message("# regrowth RTSs in 14 ms, srtt %u us: %u\n", srtt_us, f->rec.rts - rts);
-	assert_true(f->rec.rts >= rts + 14000 / srtt_us - 1);
-	assert_true(f->rec.rts <= rts + 14000 / srtt_us + 1);
+	print_message("# regrowth RTSs in 14 ms, srtt %u us, no pull: %u\n", srtt_us,
+		      f->rec.rts - rts);
+	assert_true(f->rec.rts >= rts + 3);
+	assert_true(f->rec.rts <= rts + doublings + 1);
 	assert_true(f->rec.rts_aux != 0);	/* with the limit */
+	/* A new pull: the next comes a round trip after the last, at once
+	 * here, then again after two without one. */
+	rts = f->rec.rts;
+	ctl_busy(f, EQ_T_PULL, isn + 2, 3, 0);
+	run_until(f, f->now + srtt_us * 1000ULL / 2);
+	assert_int_equal(f->rec.rts, rts + 1);
+	run_until(f, f->now + srtt_us * 1000ULL);
+	assert_int_equal(f->rec.rts, rts + 1);
+	run_until(f, f->now + srtt_us * 1000ULL * 2);
+	assert_int_equal(f->rec.rts, rts + 2);
 	fx_free(f);
 }
 
@@ -1129,7 +1145,7 @@ int main(void)
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(pull_target__rts_mode_runs_ahead_by_a_round_trip),
-		cmocka_unit_test(rts_regrow__once_a_round_trip_not_to_a_busy_receiver),
+		cmocka_unit_test(rts_regrow__a_round_trip_after_a_pull_backing_off_without_not_when_busy),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),
 		cmocka_unit_test(infl__holds_a_bdp_of_more_than_4096_packets),
 		cmocka_unit_test(infl__a_resend_far_behind_the_rest),

@@ -84,6 +84,9 @@ struct tx_tunnel {
 	 * mode asks for ahead of the queue (sender.c, tx_ahead_pkts()). */
 	uint64_t	rate_at;
 	uint32_t	rate_cur, rate_prev;
+	/* RTS mode: regrowth RTSs sent since the last new pull (sender.c,
+	 * rts_regrow_at()). */
+	uint8_t		regrow_idle;
 	uint32_t	bdp;		/* bytes: cfg.bdp_bytes, or from srtt (bdp_auto) */
 	uint32_t	bdp_hi;		/* the largest it has been: growth beyond is credited */
 	struct eqds_peer_stats st;

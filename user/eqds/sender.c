@@ -686,6 +686,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	if (after(h->pull, t->highest_pull)) {
 		t->credit += (int64_t)(h->pull - t->highest_pull) * e->cfg.mtu;
 		t->highest_pull = h->pull;
+		t->regrow_idle = 0;
 		/* Credit beyond one BDP cannot be the loop's: pulls answering
 		 * packets we thought lost (RTO) would otherwise pile up.  What
 		 * is on lease to TC counts. */
@@ -740,10 +741,20 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
  * burst kept 2 (test_eqds_sim.c, test_rts_window_limited_source). */
 static uint64_t rts_regrow_at(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
 {
+	uint64_t wait;
+
 	if (!e->cfg.rts || !t->hp_known || busy_beyond_rtt(e, t, now) || !rts_room(e, t, now))
 		return EQT_NO_DEADLINE;
-	return t->last_rts_ns + rate_window(e, t);
+	/* Each one since the last new pull doubles the wait, up to the
+	 * quiet tunnel's RTO: a receiver that grants nothing more (it counts
+	 * as in flight a packet lost and not yet NACKed) was otherwise asked
+	 * once a round trip for as long as it did not (176 RTSs in 14 ms). */
+	wait = rate_window(e, t) << (t->regrow_idle < 16 ? t->regrow_idle : 16);
+	if (wait > e->cfg.rto_ns)
+		wait = e->cfg.rto_ns;
+	return t->last_rts_ns + wait;
 }
+
 
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 {
@@ -853,6 +864,8 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 
 		if ((t->rts_due && rts_room(e, t, now)) || now >= quiet + e->cfg.rto_ns ||
 		    now >= regrow) {
+			if (now >= regrow && t->regrow_idle < UINT8_MAX)
+				t->regrow_idle++;
 			eqds_tx_ask(e, peer, t, now);
 			quiet = now;
 			regrow = EQT_NO_DEADLINE;
