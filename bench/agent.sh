@@ -8,9 +8,15 @@
 #   xsk_fwd the agent's two AF_XDP sockets and heartbeat with no transport
 #           (bench/xsk_fwd.c, started by the loader in edgeqd's place):
 #           the minimal forwarder on the same veth, the baseline;
-#   edgeqd  the agent, EQDS in RTS mode (the veth never trims) for the
-#           flood; in trimming mode with the fast path (the default) for
-#           the idle RTT, and again with `fast_path off` (nofast).
+#   edgeqd  the agent, EQDS in RTS mode (the veth never trims), with
+#           `fast_path off`: every datagram crosses both agents, so this
+#           is the agent's own rate, the figure compared with xsk_fwd;
+#   fastrts the same with the fast path (the default): TC sends what the
+#           lease covers and XDP delivers in order without the agents, so
+#           the sending CPU does that work (and the copies, and the
+#           doorbell's self-interrupts) in the agents' place;
+#   for the idle RTT, trimming mode with the fast path (the default,
+#   `fast`) and without it (`nofast`).
 # Packets per second: 64-byte UDP datagrams from A to B as fast as one
 # sender goes (eqload udp-send, CPU 0; receiver on CPU 0); both hosts'
 # agents (or forwarders) on CPU 1, so "through the agent on one core" is
@@ -35,7 +41,8 @@ for s in a b; do
 	# RTS: the unscheduled first BDP waits for a pull instead of being sent
 	# (no switch here to trim it); a BDP large enough that credit is never
 	# what limits a flood on a veth.
-	printf 'scheme eqds\neqds_mode rts\nbdp 262144\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.eqds.conf"
+	printf 'scheme eqds\neqds_mode rts\nbdp 262144\nfast_path off\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.eqds.conf"
+	printf 'scheme eqds\neqds_mode rts\nbdp 262144\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.fastrts.conf"
 	# Idle RTT: the defaults (trimming mode, fast path on), and without it.
 	printf 'scheme eqds\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.fast.conf"
 	printf 'scheme eqds\nfast_path off\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.nofast.conf"
@@ -46,14 +53,14 @@ detach() {
 	eq_b detach "$TB_IFB" >/dev/null 2>&1
 }
 
-set_config() {	# plain | kernel | xsk_fwd | edgeqd | fast | nofast
+set_config() {	# plain | kernel | xsk_fwd | edgeqd | fastrts | fast | nofast
 	local conf=eqds agent=
 	detach
 	case $1 in
 	plain) return 0 ;;
 	kernel) conf=none ;;
 	xsk_fwd) agent=$FWD ;;
-	fast|nofast) conf=$1 ;;
+	fastrts|fast|nofast) conf=$1 ;;
 	esac
 	# The loader forks the agent: it inherits the CPU of `edgeq attach`.
 	EDGEQD=${agent:-${EDGEQD:-}} taskset -c 1 "$EDGEQ" --netns "$TB_A" attach "$TB_IFA" \
@@ -90,7 +97,7 @@ echo "== 5. the agent: 64-byte UDP datagrams A -> B, ${SECS} s x ${ROUNDS} round
 	"(sender and receiver on CPU 0, both agents on CPU 1)"
 declare -A P R50 R99
 for r in $(seq "$ROUNDS"); do
-	for c in kernel xsk_fwd edgeqd; do
+	for c in kernel xsk_fwd edgeqd fastrts; do
 		set_config "$c" || continue
 		p=$(pps)
 		P[$c]+="${p:-0} "
@@ -109,7 +116,7 @@ detach
 echo
 printf '  %-8s %12s  %-22s %10s %10s\n' config "datagrams/s" "" "RTT p50" "p99 (µs)"
 fwd=$(median <<<"$(tr ' ' '\n' <<<"${P[xsk_fwd]:-}" | grep .)")
-for c in plain kernel xsk_fwd edgeqd fast nofast; do
+for c in plain kernel xsk_fwd edgeqd fastrts fast nofast; do
 	m=; ratio=
 	if [ "$c" != plain ] && [ "$c" != fast ] && [ "$c" != nofast ]; then
 		m=$(tr ' ' '\n' <<<"${P[$c]:-}" | grep . | median)
@@ -124,6 +131,7 @@ for c in plain kernel xsk_fwd edgeqd fast nofast; do
 done
 # shellcheck disable=SC2154 # rtt_* set by the eval above
 awk -v e="$rtt_fast" -v n="$rtt_nofast" -v f="$rtt_xsk_fwd" -v k="$rtt_kernel" -v p="$rtt_plain" 'BEGIN {
+	printf "  (edgeqd: RTS mode, fast_path off, every datagram through both agents; fastrts: the same with the fast path, the default)\n"
 	printf "  (fast: edgeqd in trimming mode with the fast path, the default; nofast: fast_path off)\n"
 	printf "  added idle RTT: edgeqd %.1f µs over the plain veth, %.1f µs over xsk_fwd, %.1f µs over the kernel tunnel\n", e - p, e - f, e - k
 	if (n > 0) printf "  the fast path: idle RTT %.2fx of edgeqd without it (%.1f vs %.1f µs)\n", e / n, e, n }'
