@@ -16,7 +16,7 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
 	      libelf-dev zlib1g-dev pkg-config gcc make
 DEPS_RUN   := iproute2 ethtool
-DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox
+DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox prometheus
 DEPS_VM    := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST) $(DEPS_VM)
 

@@ -79,10 +79,23 @@ int eq_agent_flush(const char *dir, __u32 slot, char *err, size_t len);
 bool eq_agent_state(const char *dir, const struct eq_config *cfg, struct eq_agent *ag,
 		    __u64 *age_ns);
 
+/* attachments.c: fn for the attachment of ifname (NULL: of every pin
+ * directory under the root); entry is the directory's name there, first
+ * true for the first.  The OR of fn's results; -1 when ifname is not
+ * attached (nothing said).  *count: how many fn saw. */
+typedef int (*eq_attachment_fn)(const char *dir, const char *entry, bool first, void *arg);
+int eq_attachments_foreach(const char *ifname, eq_attachment_fn fn, void *arg, int *count);
+/* "edgeq is not attached to IFNAME (nothing at DIR)": 1. */
+int eq_not_attached(const char *ifname);
+
+/* status.c: the program pinned as name in dir is attached to ifindex. */
+bool eq_hook_live(const char *dir, const char *name, int ifindex, const struct eq_config *c);
+
 /* Subcommands: exit status. */
 int cmd_attach(const struct eq_opts *o);
 int cmd_detach(const struct eq_opts *o);
 int cmd_status(const struct eq_opts *o);
+int cmd_metrics(const struct eq_opts *o);
 int cmd_peer(const struct eq_opts *o, int argc, char **argv);
 int cmd_features(void);
 int cmd_agent(const struct eq_opts *o, const char *action);

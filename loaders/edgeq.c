@@ -72,6 +72,11 @@ static const struct command {
 	  "edgeq flush eth0 --peer 192.0.2.12" },
 	{ "status", "[IFACE] [--json]", "show attachments, peers, the agent and the counters",
 	  "edgeq status eth0 --json" },
+	{ "metrics", "[IFACE]",
+	  "print what status shows in Prometheus's text format (for node_exporter's textfile\n"
+	  "  collector, or a scrape that runs a command): per attachment, agent and underlay peer",
+	  "edgeq metrics > /var/lib/prometheus/node-exporter/edgeq.prom.$$ &&\n"
+	  "  mv /var/lib/prometheus/node-exporter/edgeq.prom.$$ /var/lib/prometheus/node-exporter/edgeq.prom" },
 	{ "peer", "add PREFIX via ADDR [scheme none|eqds] dev IFACE | del PREFIX dev IFACE |\n"
 	  "        list dev IFACE [--json]",
 	  "change the peers of a live attachment (scheme: the config's unless given)",
@@ -179,6 +184,11 @@ int main(int argc, char **argv)
 		if (npos > 1)
 			o.ifname = pos[1];
 		return cmd_status(&o);
+	}
+	if (!strcmp(cmd, "metrics") && npos <= 2) {
+		if (npos > 1)
+			o.ifname = pos[1];
+		return cmd_metrics(&o);
 	}
 	if (!strcmp(cmd, "agent") && npos == 3) {
 		o.ifname = pos[2];

@@ -4,7 +4,6 @@
  * derive: which hooks are live, per-peer figures joined with their
  * prefixes, and counters summed over CPUs.  --json for scripts.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stddef.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "addr.h"
+#include "agent_fields.h"
 #include "cmd.h"
 #include "peers.h"
 #include "stats.h"
@@ -33,31 +33,17 @@ static void show_agent_peer(const struct view *vw, __u32 slot)
 	if (vw->agent_peers < 0 || bpf_map_lookup_elem(vw->agent_peers, &slot, &a))
 		return;
 	if (vw->json) {
-		printf(",\"agent\":{\"credit\":%lld,\"tx_state\":%u,\"backlog_pkts\":%u,"
-		       "\"inflight_bytes\":%llu,\"tx_data\":%llu,\"tx_rtx\":%llu,\"rx_nacks\":%llu,"
-		       "\"rto_fired\":%llu,\"edge_drops\":%llu,\"edge_marks\":%llu,\"rts_sent\":%llu,"
-		       "\"rx_data\":%llu,\"rx_trimmed\":%llu,\"rx_dup\":%llu,\"rx_ooo\":%llu,"
-		       "\"reorder_gaps\":%llu,\"pulls_sent\":%llu,\"pull_no\":%u,\"rx_expected\":%u,"
-		       "\"tx_fast\":%llu,\"lease_bytes\":%llu,\"rx_direct\":%llu,\"pull_pkts\":%llu,"
-		       "\"infl_given_up\":%llu,\"bdp\":%u,\"srtt_us\":%u,\"rx_lost\":%llu,"
-		       "\"rx_late\":%llu,\"rx_relost\":%llu,\"bad_ack\":%llu,\"bad_pull\":%llu,"
-		       "\"bad_rst\":%llu,\"rx_bad_seq\":%llu,\"rx_bad_epoch\":%llu,\"peer_silent\":%llu,\"rsts\":%llu,\"tx_epoch\":%u}",
-		       (long long)a.credit, a.tx_state, a.backlog_pkts,
-		       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
-		       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
-		       (unsigned long long)a.rto_fired, (unsigned long long)a.edge_drops,
-		       (unsigned long long)a.edge_marks, (unsigned long long)a.rts_sent,
-		       (unsigned long long)a.rx_data, (unsigned long long)a.rx_trimmed,
-		       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
-		       (unsigned long long)a.reorder_gaps, (unsigned long long)a.pulls_sent,
-		       a.pull_no, a.rx_expected, (unsigned long long)a.tx_fast,
-		       (unsigned long long)a.lease_bytes, (unsigned long long)a.rx_direct,
-		       (unsigned long long)a.pull_pkts, (unsigned long long)a.infl_given_up, a.bdp,
-		       a.srtt_us, (unsigned long long)a.rx_lost, (unsigned long long)a.rx_late,
-		       (unsigned long long)a.rx_relost, (unsigned long long)a.bad_ack,
-		       (unsigned long long)a.bad_pull, (unsigned long long)a.bad_rst,
-		       (unsigned long long)a.rx_bad_seq, (unsigned long long)a.rx_bad_epoch,
-		       (unsigned long long)a.peer_silent, (unsigned long long)a.rsts, a.tx_epoch);
+		printf(",\"agent\":{");
+		for (size_t i = 0; i < eq_agent_field_count; i++) {
+			const struct eq_agent_field *f = &eq_agent_fields[i];
+			long long v = eq_agent_field_get(&a, f);
+
+			if (f->type == EQ_FIELD_U64)
+				printf("%s\"%s\":%llu", i ? "," : "", f->json, (unsigned long long)v);
+			else
+				printf("%s\"%s\":%lld", i ? "," : "", f->json, v);
+		}
+		printf("}");
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
@@ -175,7 +161,7 @@ static void show_agent_counters(const struct eq_agent *ag, bool json)
 	}
 }
 
-static bool hook_live(const char *dir, const char *name, int ifindex, const struct eq_config *c)
+bool eq_hook_live(const char *dir, const char *name, int ifindex, const struct eq_config *c)
 {
 	char path[512];
 	int fd;
@@ -213,8 +199,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	eq_config_read(&m, &c);
 	eq_stats_sum(m.stats, &s);
 	if (here && if_nametoindex(ifname) == c.ifindex) {
-		tc = hook_live(dir, EQ_PIN_PROG_TC, (int)c.ifindex, &c);
-		xdp = hook_live(dir, EQ_PIN_PROG_XDP, (int)c.ifindex, &c);
+		tc = eq_hook_live(dir, EQ_PIN_PROG_TC, (int)c.ifindex, &c);
+		xdp = eq_hook_live(dir, EQ_PIN_PROG_XDP, (int)c.ifindex, &c);
 	}
 	if (c.flags & EQ_CFG_HAS_V4)
 		eq_addr_format(&c.local4, l4, sizeof(l4));
@@ -304,40 +290,24 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	return 0;
 }
 
+static int show_attachment(const char *dir, const char *entry, bool first, void *arg)
+{
+	return show_one(dir, entry, *(const bool *)arg, first);
+}
+
 int cmd_status(const struct eq_opts *o)
 {
-	char dir[512];
-	struct dirent *e;
-	DIR *d;
-	int rc = 0, n = 0;
+	bool json = o->json;
+	int n, rc;
 
-	if (o->json)
+	if (json)
 		printf("{\"interfaces\":[");
-	if (o->ifname) {
-		if (eq_pin_dir(o->ifname, dir, sizeof(dir)))
-			return 1;
-		if (access(dir, F_OK)) {
-			if (o->json)
-				printf("]}\n");
-			eq_err("edgeq is not attached to %s (nothing at %s)", o->ifname, dir);
-			return 1;
-		}
-		rc = show_one(dir, strrchr(dir, '/') + 1, o->json, true);
-		n = 1;
-	} else if ((d = opendir(eq_pin_root())) != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-				continue;
-			if (eq_path(dir, sizeof(dir), eq_pin_root(), e->d_name))
-				continue;
-			rc |= show_one(dir, e->d_name, o->json, n == 0);
-			n++;
-		}
-		closedir(d);
-	}
-	if (o->json)
+	rc = eq_attachments_foreach(o->ifname, show_attachment, &json, &n);
+	if (json)
 		printf("]}\n");
-	else if (!n)
+	if (rc < 0)
+		return eq_not_attached(o->ifname);
+	if (!json && !n)
 		printf("edgeq is not attached to any interface\n");
 	return rc;
 }

@@ -59,6 +59,10 @@ comp --netns "$TB_A" status ""
 check "status: the interfaces" holds "$TB_IFA"
 comp status "$TB_IFA" --
 check "status IFACE --: --json, --help" is --json --help
+comp --netns "$TB_A" metrics ""
+check "metrics: the interfaces" holds "$TB_IFA"
+comp metrics "$TB_IFA" --
+check "metrics IFACE --: --help" is --help
 comp --netns "$TB_A" detach ""
 check "detach: the interfaces" holds "$TB_IFA"
 comp flush "$TB_IFA" --
