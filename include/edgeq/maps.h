@@ -187,6 +187,9 @@ struct eq_config {
 	__u32	peer_scheme;		/* enum eq_scheme: a peer's unless it names
 					 * one (`scheme`); `scheme` above is eqds
 					 * when any peer is (the agent runs) */
+	__u32	link_framing;		/* bytes a frame takes on the link beyond
+					 * its Ethernet header and payload: 24 on
+					 * Ethernet (EQ_ETH_FRAMING), 0 on a veth */
 };
 
 /* The largest tunnel MTU of scheme eqds, whose every packet crosses an

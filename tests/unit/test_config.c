@@ -25,7 +25,7 @@
 
 #define NAME	"t.conf"
 #define ERRLEN	512
-#define UNKNOWN_TAIL " (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, " \
+#define UNKNOWN_TAIL " (local, port, mtu, link_rate, link_framing, entropy, node_id, peer, scheme, on_agent_down, " \
 	"eqds_mode, asl, fast_path, direct_rx, hold_tcp, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us)"
 
@@ -311,6 +311,10 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "link_rate 999mbit\nhold_tcp auto", offsetof(struct eq_config, eqds.hold_tcp), 0 },
 		{ "link_rate 200mbit", offsetof(struct eq_config, eqds.hold_tcp), 0 },
 		{ "link_rate 1gbit", offsetof(struct eq_config, eqds.hold_tcp), 1 },
+		/* Ethernet's preamble, gap and FCS unless told otherwise */
+		{ "link_rate 1gbit", offsetof(struct eq_config, link_framing), EQ_ETH_FRAMING },
+		{ "link_framing 0", offsetof(struct eq_config, link_framing), 0 },
+		{ "link_framing 64", offsetof(struct eq_config, link_framing), 64 },
 		{ "bdp 30000", offsetof(struct eq_config, eqds.bdp_bytes), 30000 },
 		{ "edge_queue 500", offsetof(struct eq_config, eqds.edge_limit), 500 },
 		{ "edge_ecn 1", offsetof(struct eq_config, eqds.edge_ecn), 1 },
@@ -837,6 +841,8 @@ static void eq_cfg_parse__bad_values(void **state)
 		{ "local 10.0.0.1\nport http\n", NAME ":2: port 'http' is not in 1-65535" },
 		{ "local 10.0.0.1\nport 18446744073709551617\n", NAME ":2: port '18446744073709551617' is not in 1-65535" },
 		{ "local 10.0.0.1\nmtu 575\n", NAME ":2: mtu '575' is not in 576-65535" },
+		{ "local 10.0.0.1\nlink_framing 65\n", NAME ":2: link_framing '65' is not in 0-64 bytes" },
+		{ "local 10.0.0.1\nlink_framing -1\n", NAME ":2: link_framing '-1' is not in 0-64 bytes" },
 		{ "local 10.0.0.1\nmtu 0\n", NAME ":2: mtu '0' is not in 576-65535" },
 		{ "local 10.0.0.1\nmtu 65536\n", NAME ":2: mtu '65536' is not in 576-65535" },
 		{ "local 10.0.0.1\nmtu 1500b\n", NAME ":2: mtu '1500b' is not in 576-65535" },

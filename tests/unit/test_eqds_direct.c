@@ -95,7 +95,7 @@ static struct fx *fx_new_delay(uint64_t link_bps, uint64_t ack_delay_ns)
 	struct fx *f = calloc(1, sizeof(*f));
 	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver, rec_delivered };
 	struct eqds_cfg cfg = {
-		.link_bps = link_bps, .mtu = MTU, .bdp_bytes = 64 * MTU,
+		.link_bps = link_bps, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = 64 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64,
 		.reorder_ns = 2000000, .rto_ns = 10000000, .drr_quantum = 3000,
 		.idle_ns = 10000000000ULL, .ack_delay_ns = ack_delay_ns,
@@ -539,7 +539,7 @@ static void cum_ack__frees_everything_before(void **state)
 	struct sfx f = { 0 };
 	struct eqt_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 	struct eqds_cfg cfg = {
-		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = 8 * MTU,
+		.link_bps = 1000000000ULL, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = 8 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64, .reorder_ns = 2000000,
 		.rto_ns = 10000000, .drr_quantum = 3000, .idle_ns = 10000000000ULL,
 	};

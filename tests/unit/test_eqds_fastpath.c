@@ -88,7 +88,7 @@ static struct fx *fx_new(bool rts)
 	struct fx *f = calloc(1, sizeof(*f));
 	struct eqt_io io = { &f->rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
 	struct eqds_cfg cfg = {
-		.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = BDP, .rts = rts,
+		.link_bps = 1000000000ULL, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = BDP, .rts = rts,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 128,
 		.reorder_ns = 12000000, .rto_ns = RTO_NS, .drr_quantum = 3000,
 		.policy = EQDS_ASL_FIFO, .idle_ns = 10000000000ULL,
@@ -1119,7 +1119,7 @@ static void sim_setup(uint32_t npkt, uint32_t trim_at, uint64_t rto_ns, uint64_t
 		      bool fast_path)
 {
 	struct eqds_cfg c = {
-		.link_bps = RATE, .mtu = MTU, .bdp_bytes = BDP, .edge_limit = 1000,
+		.link_bps = RATE, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = BDP, .edge_limit = 1000,
 		.edge_ecn = 1000, .reorder_limit = 128, .reorder_ns = 2 * rto_ns,
 		.rto_ns = rto_ns, .drr_quantum = 3000, .policy = EQDS_ASL_FIFO,
 		.idle_ns = 10000000000ULL,

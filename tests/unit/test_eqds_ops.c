@@ -75,15 +75,17 @@ static void create__defaults_from_an_empty_config(void **state)
 
 	assert_non_null(s);
 	eqds_ops.describe(s, what, sizeof(what));
-	assert_string_equal(what, "EQDS, link 1000000000 bit/s, mtu 1500, BDP 7500 bytes, "
-			    "trimming mode");
+	assert_string_equal(what, "EQDS, link 1000000000 bit/s with 0 bytes of framing a frame, "
+			    "mtu 1500, BDP 7500 bytes, trimming mode");
 	f->cfg.eqds.rts = 1;
 	f->cfg.eqds.bdp_bytes = 30000;
+	f->cfg.link_framing = 24;	/* as the config sets it unless told */
 	eqds_ops.destroy(s);
 	s = eqds_ops.create(&f->env, err, sizeof(err));
 	assert_non_null(s);
 	eqds_ops.describe(s, what, sizeof(what));
 	assert_non_null(strstr(what, "BDP 30000 bytes, RTS mode"));
+	assert_non_null(strstr(what, "with 24 bytes of framing"));
 	eqds_ops.destroy(s);
 	fx_free(f);
 }

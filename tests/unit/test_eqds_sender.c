@@ -75,7 +75,7 @@ struct fx {
 };
 
 static const struct eqds_cfg cfg0 = {
-	.link_bps = 1000000000ULL, .mtu = MTU, .bdp_bytes = BDP,
+	.link_bps = 1000000000ULL, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = BDP,
 	.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 128,
 	.reorder_ns = 12000000, .rto_ns = RTO_NS, .drr_quantum = 3000,
 	.policy = EQDS_ASL_FIFO, .idle_ns = 10000000000ULL,

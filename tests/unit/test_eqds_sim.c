@@ -165,7 +165,7 @@ static void r_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 static struct eqds_cfg cfg(bool rts, uint64_t loss_ns)
 {
 	return (struct eqds_cfg){
-		.link_bps = RATE, .mtu = MTU, .bdp_bytes = 8 * MTU, .rts = rts,
+		.link_bps = RATE, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = 8 * MTU, .rts = rts,
 		.edge_limit = 1000, .edge_ecn = 1000, .reorder_limit = 128,
 		.reorder_ns = 2000000, .loss_ns = loss_ns, .rto_ns = 2000000, .drr_quantum = 3000,
 		.policy = EQDS_ASL_FIFO, .idle_ns = 10000000000ULL,

@@ -240,6 +240,11 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		WANT(2, "link_rate RATE (e.g. 10gbit)");
 		if (eq_parse_rate(w[1], &b->link_rate_bps))
 			return fail(err, errlen, name, ln, "link_rate '%s': use e.g. 100mbit, 10gbit", w[1]);
+	} else if (!strcmp(w[0], "link_framing")) {
+		WANT(2, "link_framing BYTES (24 on Ethernet, 0 on a veth)");
+		if (parse_uint(w[1], 0, 64, &v))
+			return fail(err, errlen, name, ln, "link_framing '%s' is not in 0-64 bytes", w[1]);
+		b->link_framing = (__u32)v;
 	} else if (!strcmp(w[0], "entropy")) {
 		WANT(2, "entropy flow|packet");
 		if (!strcmp(w[1], "flow"))
@@ -316,7 +321,7 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 		if (rc)
 			return fail(err, errlen, name, ln, "%s", number_usage(w[0]));
 	} else {
-		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, direct_rx, hold_tcp, %s)", w[0], number_names());
+		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, link_framing, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, direct_rx, hold_tcp, %s)", w[0], number_names());
 	}
 #undef WANT
 	return 0;
@@ -359,6 +364,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.port = EQ_DEFAULT_PORT;
 	cfg->bpf.entropy = EQ_ENTROPY_FLOW;
 	cfg->bpf.link_rate_bps = 10000000000ULL;
+	cfg->bpf.link_framing = EQ_ETH_FRAMING;
 	/* EQDS defaults, written out so that the pinned config shows them
 	 * (bdp stays 0: the agent derives it from the link rate). */
 	cfg->bpf.agent_dead_ns = 200 * 1000000ULL;

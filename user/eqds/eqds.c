@@ -63,10 +63,10 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 	e->pull_burst = burst(cfg);
 	eqt_pacer_init(&e->pull_pacer, cfg->link_bps, e->pull_burst, now);
 	e->pull_batch = (uint32_t)(cfg->link_bps / 8 * PULL_BATCH_NS / 1000000000ULL /
-				   (cfg->mtu + 14 + EQ_ETH_FRAMING));
+				   (cfg->mtu + 14 + cfg->framing));
 	if (!e->pull_batch)
 		e->pull_batch = 1;
-	eqt_arbiter_init(&e->arbiter, cfg->link_bps, burst(cfg), cfg->drr_quantum, EQ_ETH_FRAMING,
+	eqt_arbiter_init(&e->arbiter, cfg->link_bps, burst(cfg), cfg->drr_quantum, cfg->framing,
 			 EQDS_MAX_PEERS, now);
 	/* A full-size packet, or what fills half the ack delay at the link
 	 * rate, is a bulk flow's: its pulls must not wait.  Only small

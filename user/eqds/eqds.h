@@ -42,6 +42,9 @@ enum eqds_asl_policy {
 struct eqds_cfg {
 	uint64_t	link_bps;	/* this host's access link: the pull pacer's and
 					 * the wire arbiter's rate */
+	uint32_t	framing;	/* bytes each frame takes on that link beyond
+					 * its Ethernet header and payload (preamble,
+					 * gap, FCS: EQ_ETH_FRAMING on Ethernet) */
 	uint32_t	mtu;		/* wire MTU in bytes (IP packet): one PULL = one MTU */
 	uint32_t	bdp_bytes;	/* 1 BDP: unscheduled burst, pull target cap;
 					 * with bdp_auto the floor of each tunnel's */

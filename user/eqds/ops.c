@@ -17,6 +17,7 @@ static void cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 
 	*e = (struct eqds_cfg){
 		.link_bps = c->link_rate_bps ? c->link_rate_bps : 10000000000ULL,
+		.framing = c->link_framing,
 		.mtu = mtu,
 		.bdp_bytes = q->bdp_bytes,
 		.bdp_auto = !q->bdp_bytes,	/* not configured: it follows the RTT */
@@ -66,9 +67,9 @@ static void describe(const void *s, char *buf, size_t len)
 {
 	const struct eqds *e = s;
 
-	snprintf(buf, len, "EQDS, link %llu bit/s, mtu %u, BDP %u bytes, %s mode",
-		 (unsigned long long)e->cfg.link_bps, e->cfg.mtu, e->cfg.bdp_bytes,
-		 e->cfg.rts ? "RTS" : "trimming");
+	snprintf(buf, len, "EQDS, link %llu bit/s with %u bytes of framing a frame, mtu %u, "
+		 "BDP %u bytes, %s mode", (unsigned long long)e->cfg.link_bps, e->cfg.framing,
+		 e->cfg.mtu, e->cfg.bdp_bytes, e->cfg.rts ? "RTS" : "trimming");
 }
 
 static void destroy(void *s)

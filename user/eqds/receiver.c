@@ -410,10 +410,10 @@ uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	return next;
 }
 
-/* The link bytes one pull lets in: a full frame and its Ethernet framing. */
+/* The link bytes one pull lets in: a full frame and its framing. */
 static uint32_t pull_wire_len(const struct eqds *e)
 {
-	return e->cfg.mtu + 14 + EQ_ETH_FRAMING;
+	return e->cfg.mtu + 14 + e->cfg.framing;
 }
 
 /* What reaches this host's link besides the data its pulls let in:
@@ -424,7 +424,7 @@ static uint32_t pull_wire_len(const struct eqds *e)
 void eqds_rx_link_used(struct eqds *e, uint32_t frame_len)
 {
 	if (frame_len)
-		eqt_pacer_spend(&e->pull_pacer, frame_len + EQ_ETH_FRAMING);
+		eqt_pacer_spend(&e->pull_pacer, frame_len + e->cfg.framing);
 }
 
 /* What the pull pacer's bucket holds: the burst (`pacer_burst_us`), and
