@@ -63,6 +63,20 @@ const struct eq_agent_field eq_agent_fields[] = {
 };
 const size_t eq_agent_field_count = sizeof(eq_agent_fields) / sizeof(eq_agent_fields[0]);
 
+const char *const eq_agent_counter_names[EQ_AGENT_COUNTERS] = {
+	"frames_bad", "no_peer", "pool_empty", "ctl_noroute", "ecn_drops", "edge_drops",
+	"csum_completed", "seg_unnumbered",
+};
+const char *const eq_agent_socket_counter_names[EQ_AGENT_SOCKET_COUNTERS] = {
+	"rx_pkts", "tx_pkts", "rx_dropped", "rx_ring_full", "rx_fill_empty", "rx_invalid",
+	"tx_invalid", "tx_no_room",
+};
+const char *const eq_agent_socket_names[EQ_XSK_MAX] = { "wire", "host", "copy" };
+
+_Static_assert(EQ_AGENT_COUNTERS * 8 == sizeof(((struct eq_agent *)0)->cnt), "a name a counter");
+_Static_assert(EQ_AGENT_SOCKET_COUNTERS * 8 == sizeof(((struct eq_agent *)0)->xsk[0]),
+	       "a name a counter");
+
 long long eq_agent_field_get(const struct eq_agent_peer *p, const struct eq_agent_field *f)
 {
 	const char *b = (const char *)p + f->off;

@@ -26,6 +26,14 @@ struct eq_agent_field {
 extern const struct eq_agent_field eq_agent_fields[];
 extern const size_t eq_agent_field_count;
 
+/* The agent's own counters (eq_agent.cnt) and each socket's (eq_agent.xsk[],
+ * named by eq_agent_socket_names), in their structs' order. */
+#define EQ_AGENT_COUNTERS	8
+#define EQ_AGENT_SOCKET_COUNTERS 8
+extern const char *const eq_agent_counter_names[EQ_AGENT_COUNTERS];
+extern const char *const eq_agent_socket_counter_names[EQ_AGENT_SOCKET_COUNTERS];
+extern const char *const eq_agent_socket_names[EQ_XSK_MAX];
+
 /* The field's value in p, as stored (signed for EQ_FIELD_S64). */
 long long eq_agent_field_get(const struct eq_agent_peer *p, const struct eq_agent_field *f);
 

@@ -263,18 +263,10 @@ static void print_attachments(const struct all *all)
 
 static void print_agents(const struct all *all)
 {
-	static const char *const cnames[] = { "frames_bad", "no_peer", "pool_empty", "ctl_noroute",
-					      "ecn_drops", "edge_drops", "csum_completed",
-					      "seg_unnumbered" };
-	static const char *const snames[] = { "rx_pkts", "tx_pkts", "rx_dropped", "rx_ring_full",
-					      "rx_fill_empty", "rx_invalid", "tx_invalid", "tx_no_room" };
-	static const char *const socks[EQ_XSK_MAX] = { "wire", "host", "copy" };
+	const char *const *cnames = eq_agent_counter_names, *const *snames = eq_agent_socket_counter_names,
+		   *const *socks = eq_agent_socket_names;
 	char name[128], help[256], pid[16];
 
-	_Static_assert(sizeof(cnames) / sizeof(cnames[0]) * 8 == sizeof(((struct eq_agent *)0)->cnt),
-		       "names");
-	_Static_assert(sizeof(snames) / sizeof(snames[0]) * 8 == sizeof(((struct eq_agent *)0)->xsk[0]),
-		       "names");
 	family("edgeq_agent_up", "gauge",
 	       "1 when the attachment's agent is alive (heartbeat within agent_dead_ms).");
 	for (int i = 0; i < all->n; i++) {
@@ -294,7 +286,7 @@ static void print_agents(const struct all *all)
 		if (all->a[i].eqds && all->a[i].ag.started_ns)
 			sample("edgeq_agent_wire_queues", &all->a[i], NULL, NULL, NULL, NULL,
 			       all->a[i].ag.wire_queues ? all->a[i].ag.wire_queues : 1);
-	for (size_t k = 0; k < sizeof(cnames) / sizeof(cnames[0]); k++) {
+	for (size_t k = 0; k < EQ_AGENT_COUNTERS; k++) {
 		snprintf(name, sizeof(name), "edgeq_agent_%s_total", cnames[k]);
 		snprintf(help, sizeof(help), "The agent's counter %s (README.md, 'Observing state').",
 			 cnames[k]);
@@ -307,7 +299,7 @@ static void print_agents(const struct all *all)
 				sample(name, t, NULL, NULL, NULL, NULL, (double)c[k]);
 		}
 	}
-	for (size_t k = 0; k < sizeof(snames) / sizeof(snames[0]); k++) {
+	for (size_t k = 0; k < EQ_AGENT_SOCKET_COUNTERS; k++) {
 		snprintf(name, sizeof(name), "edgeq_agent_socket_%s_total", snames[k]);
 		snprintf(help, sizeof(help),
 			 "The agent's AF_XDP sockets: %s (the kernel's XDP_STATISTICS, or the agent's count).",

@@ -116,27 +116,21 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
  * heartbeat (eq_agent): JSON members, or text lines (non-zero ones). */
 static void show_agent_counters(const struct eq_agent *ag, bool json)
 {
-	static const char *const cnames[] = { "frames_bad", "no_peer", "pool_empty", "ctl_noroute",
-					      "ecn_drops", "edge_drops", "csum_completed",
-					      "seg_unnumbered" };
-	static const char *const snames[] = { "rx_pkts", "tx_pkts", "rx_dropped", "rx_ring_full",
-					      "rx_fill_empty", "rx_invalid", "tx_invalid", "tx_no_room" };
-	static const char *const socks[EQ_XSK_MAX] = { "wire", "host", "copy" };
+	const char *const *cnames = eq_agent_counter_names, *const *snames = eq_agent_socket_counter_names,
+		   *const *socks = eq_agent_socket_names;
 	const __u64 *c = (const __u64 *)&ag->cnt;
 	char wire[32];
 
-	_Static_assert(sizeof(cnames) / sizeof(cnames[0]) * 8 == sizeof(ag->cnt), "names");
-	_Static_assert(sizeof(snames) / sizeof(snames[0]) * 8 == sizeof(ag->xsk[0]), "names");
 	if (json) {
 		printf("\"agent_counters\":{");
-		for (size_t i = 0; i < sizeof(cnames) / sizeof(cnames[0]); i++)
+		for (size_t i = 0; i < EQ_AGENT_COUNTERS; i++)
 			printf("%s\"%s\":%llu", i ? "," : "", cnames[i], (unsigned long long)c[i]);
 		printf("},\"agent_sockets\":{");
 		for (int k = 0; k < EQ_XSK_MAX; k++) {
 			const __u64 *x = (const __u64 *)&ag->xsk[k];
 
 			printf("%s\"%s\":{", k ? "," : "", socks[k]);
-			for (size_t i = 0; i < sizeof(snames) / sizeof(snames[0]); i++)
+			for (size_t i = 0; i < EQ_AGENT_SOCKET_COUNTERS; i++)
 				printf("%s\"%s\":%llu", i ? "," : "", snames[i], (unsigned long long)x[i]);
 			printf("}");
 		}
@@ -146,7 +140,7 @@ static void show_agent_counters(const struct eq_agent *ag, bool json)
 	snprintf(wire, sizeof(wire), "wire (%u queue%s)", ag->wire_queues ? ag->wire_queues : 1,
 		 ag->wire_queues > 1 ? "s" : "");
 	printf("  agent counters (non-zero):");
-	for (size_t i = 0; i < sizeof(cnames) / sizeof(cnames[0]); i++)
+	for (size_t i = 0; i < EQ_AGENT_COUNTERS; i++)
 		if (c[i])
 			printf(" %s %llu", cnames[i], (unsigned long long)c[i]);
 	printf("\n");
@@ -154,7 +148,7 @@ static void show_agent_counters(const struct eq_agent *ag, bool json)
 		const __u64 *x = (const __u64 *)&ag->xsk[k];
 
 		printf("  socket   %s", k == EQ_XSK_WIRE ? wire : socks[k]);
-		for (size_t i = 0; i < sizeof(snames) / sizeof(snames[0]); i++)
+		for (size_t i = 0; i < EQ_AGENT_SOCKET_COUNTERS; i++)
 			if (x[i] || i < 2)
 				printf(" %s %llu", snames[i], (unsigned long long)x[i]);
 		printf("\n");
