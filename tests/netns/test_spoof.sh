@@ -52,12 +52,20 @@ spoof() {
 		UDP4-SENDTO:10.88.0.$to:7446,bind=10.88.0.$from:$((0xc000 | 7))
 }
 
+# The agents publish their state every 100 ms: on a fast machine the
+# attach and the transfer above take less, and a read at once found every
+# field 0 (E = 0 made the spoofed numbers meaningless).
+for i in $(seq 50); do
+	[ "$(agent b rx_data)" -gt 0 ] 2>/dev/null && [ "$(agent a tx_data)" -gt 0 ] 2>/dev/null && break
+	sleep 0.1
+done
 R=$(agent a rsts)		# RSTs A took so far (none, unless the first transfer drew one)
 E=$(agent b rx_expected)	# the next seq of A's tunnel, in order at B
 P=$(agent b pull_no)		# B's pull number: A's highest pull
 far=$(((E + 0x40000000) & 0xffffffff))
 as_comment <<<"B expects seq $E next; pull number $P; 2^30 on: $far"
-check "the tunnel is established (B expects seq $E, pulled $P)" test -n "$E" -a -n "$P"
+check "the tunnel is established and published (B expects seq $E, pulled $P)" \
+	test -n "$E" -a -n "$P" -a "$(agent b rx_data)" -gt 0
 
 # Control packets: type, ack, pull number (RST: the echoed seq), busy 0.
 spoof a "$(eqh 1 2 0 5 0 0 7 "$far" $((P + 1)) 0)"		# PULL, ack 2^30 ahead
