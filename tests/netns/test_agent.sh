@@ -103,7 +103,9 @@ check "bpftool shows the lease in eq_credit, open with credit left ($lease, afte
 check "TCP $MB MB to IPv4 peer through the agents, SHA-256 matches" tcp_transfer_ok 10.77.0.2 "$MB"
 check "TCP $MB MB to IPv6 peer through the agents, SHA-256 matches" tcp_transfer_ok fd77::2 "$MB"
 
-# The agent's per-peer state is in a pinned, BTF-typed map.
+# The agent's per-peer state is in a pinned, BTF-typed map, published
+# every 100 ms: the transfers can take less.
+sleep 0.3
 dump=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_agent_peers" -j 2>/dev/null)
 txd=$(jq '[.[] | .formatted.value.tx_data] | add' <<<"$dump" 2>/dev/null)
 pls=$(nsenter --net="/run/netns/$TB_B" bpftool map dump pinned "$TB_PIN_B/eq_agent_peers" -j 2>/dev/null |
