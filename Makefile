@@ -16,7 +16,8 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
 	      libelf-dev zlib1g-dev pkg-config gcc make
 DEPS_RUN   := iproute2 ethtool
-DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox prometheus
+DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox prometheus \
+	      systemd tmux
 DEPS_VM    := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 DEPS	   := $(DEPS_BUILD) $(DEPS_RUN) $(DEPS_TEST) $(DEPS_VM)
 
@@ -75,7 +76,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 .SECONDARY:
 .DELETE_ON_ERROR:
 .PHONY: all deps test test-unit test-bpf test-netns test-fabric vmtest bench demo \
-	demo-tunnel experiments clean
+	demo-tunnel experiments clean install uninstall
 
 all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS)
 
@@ -197,6 +198,38 @@ demo: all
 
 demo-tunnel: $(OUT)/edgeq
 	@tests/demo_tunnel.sh
+
+# Installed layout (PREFIX, DESTDIR as usual).  The unit reads
+# $(SYSCONFDIR)/edgeq/IFACE.conf, /etc/edgeq whatever the prefix: a
+# service's config is the system's.  The BPF objects are inside the
+# binaries (skeletons): nothing to load from files.
+PREFIX	   ?= /usr/local
+SBINDIR	   ?= $(PREFIX)/sbin
+DATADIR	   ?= $(PREFIX)/share
+DOCDIR	   ?= $(DATADIR)/doc/edgeq
+SYSCONFDIR ?= /etc
+UNITDIR	   ?= $(PREFIX)/lib/systemd/system
+INSTALLED  := $(SBINDIR)/edgeq $(SBINDIR)/edgeqd $(UNITDIR)/edgeq@.service \
+	      $(DATADIR)/bash-completion/completions/edgeq $(DATADIR)/edgeq/wireshark/edgeq.lua
+
+install: $(OUT)/edgeq $(OUT)/edgeqd
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/docs \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/edgeq/wireshark \
+		$(DESTDIR)$(SYSCONFDIR)/edgeq
+	install -m 0755 $(OUT)/edgeq $(OUT)/edgeqd $(DESTDIR)$(SBINDIR)/
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    -e 's|@DOCDIR@|$(DOCDIR)|g' tools/systemd/edgeq@.service.in \
+	    > $(DESTDIR)$(UNITDIR)/edgeq@.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/edgeq@.service
+	install -m 0644 tools/completion/edgeq.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/edgeq
+	install -m 0644 tools/wireshark/edgeq.lua $(DESTDIR)$(DATADIR)/edgeq/wireshark/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)/edgeq
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/edgeq 2>/dev/null
 
 clean:
 	rm -rf $(OUT)

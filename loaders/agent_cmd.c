@@ -52,7 +52,7 @@ int cmd_agent(const struct eq_opts *o, const char *action)
 	lock = eq_lock();
 	if (lock < 0)
 		return 1;
-	eq_agent_log_path(dir, log, sizeof(log));
+	eq_agent_log_where(dir, log, sizeof(log));
 	if (!strcmp(action, "stop")) {
 		rc = eq_agent_stop(dir);
 		if (rc)

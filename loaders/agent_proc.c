@@ -56,11 +56,31 @@ static int read_agent(int fd, struct eq_agent *ag)
 	return bpf_map_lookup_elem(fd, &zero, ag) ? -errno : 0;
 }
 
+/* Our stderr is the journal's stream (systemd's JOURNAL_STREAM names its
+ * device and inode): a service.  The agent then logs there too. */
+bool eq_agent_logs_to_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && !fstat(STDERR_FILENO, &st) &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 void eq_agent_log_path(const char *dir, char *buf, size_t len)
 {
 	const char *base = strrchr(dir, '/');
 
 	snprintf(buf, len, "%s/%s.log", EQ_RUN_DIR, base ? base + 1 : dir);
+}
+
+void eq_agent_log_where(const char *dir, char *buf, size_t len)
+{
+	if (eq_agent_logs_to_journal())
+		snprintf(buf, len, "the journal");
+	else
+		eq_agent_log_path(dir, buf, len);
 }
 
 /* Is pid an edgeqd that has not exited (a zombie has)?  Its process name
@@ -166,7 +186,8 @@ static void log_tail(const char *log, char *err, size_t len)
 int eq_agent_start(const char *ifname, const char *dir, char *err, size_t len)
 {
 	char bin[PATH_MAX], log[600];
-	int fd = open_agent_map(dir), logfd;
+	int fd = open_agent_map(dir), logfd = -1;
+	bool journal = eq_agent_logs_to_journal();
 	uint64_t t0 = mono_ns();
 	struct eq_agent ag;
 	pid_t pid;
@@ -179,8 +200,9 @@ int eq_agent_start(const char *ifname, const char *dir, char *err, size_t len)
 	agent_binary(bin, sizeof(bin));
 	mkdir(EQ_RUN_DIR, 0755);
 	eq_agent_log_path(dir, log, sizeof(log));
-	logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (logfd < 0) {
+	if (!journal)
+		logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (!journal && logfd < 0) {
 		snprintf(err, len, "cannot open the agent's log %s: %s", log, strerror(errno));
 		close(fd);
 		return -errno;
@@ -199,17 +221,26 @@ int eq_agent_start(const char *ifname, const char *dir, char *err, size_t len)
 		/* Its own session: no terminal signals, and it outlives us. */
 		setsid();
 		dup2(null, 0);
-		dup2(logfd, 1);
-		dup2(logfd, 2);
+		if (!journal) {	/* a service's agent logs to the journal, as we do */
+			dup2(logfd, 1);
+			dup2(logfd, 2);
+		}
 		execl(bin, "edgeqd", "--iface", ifname, "--pin-dir", dir, (char *)NULL);
 		if (!strchr(bin, '/'))
 			execlp(bin, "edgeqd", "--iface", ifname, "--pin-dir", dir, (char *)NULL);
 		fprintf(stderr, "edgeq: cannot run %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}
-	close(logfd);
+	if (logfd >= 0)
+		close(logfd);
 	for (int waited = 0; waited < READY_WAIT_MS; waited += 10) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (journal) {
+				snprintf(err, len, "the agent exited at start; see the journal "
+					 "(journalctl _PID=%d)", (int)pid);
+				close(fd);
+				return -ECHILD;
+			}
 			snprintf(err, len, "the agent exited at start; its log %s says: ", log);
 			log_tail(log, err + strlen(err), len - strlen(err));
 			close(fd);

@@ -459,7 +459,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		char a[IF_NAMESIZE], bn[IF_NAMESIZE], log[600];
 
 		eq_agent_veth_names(ifindex, a, bn);
-		eq_agent_log_path(dir, log, sizeof(log));
+		eq_agent_log_where(dir, log, sizeof(log));
 		if (o->no_agent)
 			eq_info("scheme eqds through %s/%s; no agent started (--no-agent): run "
 				"'edgeqd --iface %s' or 'edgeq agent start %s'", a, bn, o->ifname, o->ifname);

@@ -17,6 +17,8 @@ struct eq_opts {
 	bool json;
 	bool verbose;
 	bool no_agent;		/* attach --no-agent: run edgeqd by hand */
+	double interval;	/* top --interval SECONDS */
+	unsigned long count;	/* top --count N: frames, then exit (0: until Ctrl-C) */
 };
 
 #define EQ_TC_HANDLE	0xe9	/* our TC filter: handle and priority */
@@ -72,6 +74,10 @@ void eq_agent_veth_delete(int ifindex);
 /* agent_proc.c: the agent process of the attachment pinned at dir. */
 #define EQ_RUN_DIR	"/run/edgeq"
 void eq_agent_log_path(const char *dir, char *buf, size_t len);
+/* Our stderr is systemd's journal (a service): the agent logs there. */
+bool eq_agent_logs_to_journal(void);
+/* Where the agent logs, to tell a user: its log's path, or the journal. */
+void eq_agent_log_where(const char *dir, char *buf, size_t len);
 int eq_agent_start(const char *ifname, const char *dir, char *err, size_t len);
 int eq_agent_stop(const char *dir);
 int eq_agent_flush(const char *dir, __u32 slot, char *err, size_t len);
@@ -96,6 +102,7 @@ int cmd_attach(const struct eq_opts *o);
 int cmd_detach(const struct eq_opts *o);
 int cmd_status(const struct eq_opts *o);
 int cmd_metrics(const struct eq_opts *o);
+int cmd_top(const struct eq_opts *o);
 int cmd_peer(const struct eq_opts *o, int argc, char **argv);
 int cmd_features(void);
 int cmd_agent(const struct eq_opts *o, const char *action);

@@ -72,6 +72,10 @@ static const struct command {
 	  "edgeq flush eth0 --peer 192.0.2.12" },
 	{ "status", "[IFACE] [--json]", "show attachments, peers, the agent and the counters",
 	  "edgeq status eth0 --json" },
+	{ "top", "[IFACE] [--interval SECONDS] [--count N]",
+	  "a live view, refreshed every interval (1 s): per peer the rates each way, credit,\n"
+	  "  backlog, in flight, RTT, repairs and edge drops; the agent's health; drops by reason",
+	  "edgeq top eth0 --interval 0.5" },
 	{ "metrics", "[IFACE]",
 	  "print what status shows in Prometheus's text format (for node_exporter's textfile\n"
 	  "  collector, or a scrape that runs a command): per attachment, agent and underlay peer",
@@ -116,7 +120,7 @@ static void command_usage(FILE *f, const struct command *c)
 
 int main(int argc, char **argv)
 {
-	struct eq_opts o = { .xdp_mode = "auto" };
+	struct eq_opts o = { .xdp_mode = "auto", .interval = 1.0 };
 	char *pos[16];
 	int npos = 0;
 	bool help = false;
@@ -134,6 +138,20 @@ int main(int argc, char **argv)
 			o.no_agent = true;
 		} else if (!strcmp(a, "--peer") && i + 1 < argc) {
 			o.peer = argv[++i];
+		} else if ((!strcmp(a, "--interval") || !strcmp(a, "--count")) && i + 1 < argc) {
+			char *end;
+			double v = strtod(argv[++i], &end);
+
+			if (*end || v != v || (a[2] == 'i' ? v < 0.1 || v > 3600 : v < 1 || v > 1e9 ||
+								     v != (unsigned long)v)) {
+				fprintf(stderr, "edgeq: %s '%s': %s\n", a, argv[i],
+					a[2] == 'i' ? "seconds, 0.1-3600" : "a count, 1 or more");
+				return 2;
+			}
+			if (a[2] == 'i')
+				o.interval = v;
+			else
+				o.count = (unsigned long)v;
 		} else if ((!strcmp(a, "--netns") || !strcmp(a, "--config") || !strcmp(a, "--xdp-mode")) &&
 			   i + 1 < argc) {
 			const char **dst = a[2] == 'n' ? &o.netns : a[2] == 'c' ? &o.config : &o.xdp_mode;
@@ -184,6 +202,11 @@ int main(int argc, char **argv)
 		if (npos > 1)
 			o.ifname = pos[1];
 		return cmd_status(&o);
+	}
+	if (!strcmp(cmd, "top") && npos <= 2) {
+		if (npos > 1)
+			o.ifname = pos[1];
+		return cmd_top(&o);
 	}
 	if (!strcmp(cmd, "metrics") && npos <= 2) {
 		if (npos > 1)

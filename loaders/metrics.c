@@ -6,164 +6,15 @@
  * once into memory, then printed family by family: the format wants all
  * samples of one metric together, after its HELP and TYPE.
  *
- * Per-peer series are per underlay peer (a peer slot), labelled with its
- * address: the counters are the slot's, so a series per overlay prefix
- * would count a peer with two prefixes twice.  edgeq_prefix_info maps
- * prefixes to peers.
+ * Per-peer series are per underlay peer (snapshot.h), labelled with its
+ * address; edgeq_prefix_info maps prefixes to peers.
  */
-#include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include "addr.h"
 #include "agent_fields.h"
 #include "cmd.h"
-#include "peers.h"
+#include "snapshot.h"
 #include "stats.h"
-
-struct peer_row {
-	__u32			slot;
-	char			via[EQ_ADDRSTRLEN];
-	bool			plain;		/* scheme none beside an agent */
-	bool			has_agent;	/* a's fields were read */
-	struct eq_peer		p;
-	struct eq_peer_stats	st;
-	struct eq_agent_peer	a;
-};
-
-struct prefix_row {
-	char	prefix[EQ_PREFIXSTRLEN];
-	char	via[EQ_ADDRSTRLEN];
-	const char *route;
-};
-
-struct att {
-	char		ifname[IF_NAMESIZE + 1];
-	struct eq_config c;
-	struct eq_stats	s;
-	struct eq_agent	ag;
-	__u64		age_ns;
-	bool		eqds, alive, here, tc, xdp;
-	struct peer_row	*peers;
-	__u32		npeers;
-	struct prefix_row *prefixes;
-	__u32		nprefixes, cap_prefixes;
-};
-
-struct all {
-	struct att	*a;
-	int		n, cap;
-};
-
-struct reading {
-	struct att	*t;
-	const struct eq_maps *m;
-	int		agent_peers;
-	bool		seen[EQ_MAX_PEERS];
-};
-
-static int read_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
-{
-	struct reading *r = arg;
-	struct att *t = r->t;
-	struct prefix_row *pr;
-	struct peer_row *row;
-
-	if (t->nprefixes == t->cap_prefixes) {
-		__u32 cap = t->cap_prefixes ? 2 * t->cap_prefixes : 16;
-		void *n = realloc(t->prefixes, cap * sizeof(*t->prefixes));
-
-		if (!n)
-			return -ENOMEM;
-		t->prefixes = n;
-		t->cap_prefixes = cap;
-	}
-	pr = &t->prefixes[t->nprefixes++];
-	eq_prefix_format(k, pr->prefix, sizeof(pr->prefix));
-	pr->route = v->flags & EQ_PFX_ROUTE_ADDED ? "added" :
-		    v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept";
-	if (v->peer >= EQ_MAX_PEERS)
-		return 0;
-	if (!r->seen[v->peer]) {
-		r->seen[v->peer] = true;
-		row = &t->peers[t->npeers++];
-		memset(row, 0, sizeof(*row));
-		row->slot = v->peer;
-		bpf_map_lookup_elem(r->m->peers, &v->peer, &row->p);
-		eq_peer_stats_sum(r->m->peer_stats, v->peer, &row->st);
-		eq_addr_format(&row->p.underlay, row->via, sizeof(row->via));
-		row->plain = (row->p.flags & EQ_PEER_PLAIN) || r->agent_peers < 0;
-		row->has_agent = !row->plain &&
-				 !bpf_map_lookup_elem(r->agent_peers, &v->peer, &row->a);
-	}
-	for (__u32 i = 0; i < t->npeers; i++)
-		if (t->peers[i].slot == v->peer)
-			memcpy(pr->via, t->peers[i].via, sizeof(pr->via));
-	return 0;
-}
-
-/* One attachment into memory: what status's show_one() reads. */
-static int read_attachment(const char *dir, const char *entry, bool first, void *arg)
-{
-	struct all *all = arg;
-	const char *at = strrchr(entry, '@');
-	struct reading *r;
-	struct eq_maps m;
-	struct att *t;
-	char path[600];
-	int rc;
-
-	if (all->n == all->cap) {
-		int cap = all->cap ? 2 * all->cap : 4;
-		void *n = realloc(all->a, (size_t)cap * sizeof(*all->a));
-
-		if (!n)
-			return 1;
-		all->a = n;
-		all->cap = cap;
-	}
-	t = &all->a[all->n];
-	memset(t, 0, sizeof(*t));
-	eq_pin_ifname(entry, t->ifname, sizeof(t->ifname));
-	rc = eq_maps_open(dir, &m);
-	if (rc) {
-		eq_err("%s: incomplete state at %s (%s); 'edgeq detach %s' cleans it", t->ifname, dir,
-		       strerror(-rc), t->ifname);
-		return 1;
-	}
-	eq_config_read(&m, &t->c);
-	eq_stats_sum(m.stats, &t->s);
-	t->here = at ? strtoull(at + 3, NULL, 10) == eq_netns_ino() : eq_netns_is_init();
-	if (t->here && if_nametoindex(t->ifname) == t->c.ifindex) {
-		t->tc = eq_hook_live(dir, EQ_PIN_PROG_TC, (int)t->c.ifindex, &t->c);
-		t->xdp = eq_hook_live(dir, EQ_PIN_PROG_XDP, (int)t->c.ifindex, &t->c);
-	}
-	t->eqds = t->c.scheme == EQ_SCHEME_EQDS;
-	t->alive = t->eqds && eq_agent_state(dir, &t->c, &t->ag, &t->age_ns);
-	t->peers = calloc(EQ_MAX_PEERS, sizeof(*t->peers));
-	r = calloc(1, sizeof(*r));
-	if (!t->peers || !r) {
-		free(r);
-		eq_maps_close(&m);
-		return 1;
-	}
-	r->t = t;
-	r->m = &m;
-	r->agent_peers = -1;
-	if (t->eqds && !eq_path(path, sizeof(path), dir, EQ_MAP_AGENT_PEERS))
-		r->agent_peers = bpf_obj_get(path);
-	rc = eq_prefix_foreach(&m, read_prefix, r);
-	if (r->agent_peers >= 0)
-		close(r->agent_peers);
-	free(r);
-	eq_maps_close(&m);
-	all->n++;
-	(void)first;
-	return rc ? 1 : 0;
-}
 
 /* A label value as the format wants it: \, " and newline escaped. */
 static void label(const char *name, const char *v, bool comma)
@@ -186,7 +37,7 @@ static void family(const char *name, const char *type, const char *help)
 }
 
 /* One sample: name{interface="...",<extra>} value. */
-static void sample(const char *name, const struct att *t, const char *k1, const char *v1,
+static void sample(const char *name, const struct eq_snap_att *t, const char *k1, const char *v1,
 		   const char *k2, const char *v2, double value)
 {
 	printf("%s{", name);
@@ -198,14 +49,14 @@ static void sample(const char *name, const struct att *t, const char *k1, const 
 	printf("} %.15g\n", value);
 }
 
-static void print_attachments(const struct all *all)
+static void print_attachments(const struct eq_snap *all)
 {
 	char name[128], help[256], port[8], node[8];
 
 	family("edgeq_attachment_info", "gauge",
 	       "An attachment of edgeq to an interface (1), its settings as labels.");
 	for (int i = 0; i < all->n; i++) {
-		const struct att *t = &all->a[i];
+		const struct eq_snap_att *t = &all->a[i];
 		char l4[EQ_ADDRSTRLEN] = "", l6[EQ_ADDRSTRLEN] = "";
 
 		if (t->c.flags & EQ_CFG_HAS_V4)
@@ -234,7 +85,7 @@ static void print_attachments(const struct all *all)
 	family("edgeq_hook_attached", "gauge",
 	       "1 when the hook's program is attached to the interface (seen from this network namespace only).");
 	for (int i = 0; i < all->n; i++) {
-		const struct att *t = &all->a[i];
+		const struct eq_snap_att *t = &all->a[i];
 
 		if (!t->here)
 			continue;
@@ -261,7 +112,7 @@ static void print_attachments(const struct all *all)
 	}
 }
 
-static void print_agents(const struct all *all)
+static void print_agents(const struct eq_snap *all)
 {
 	const char *const *cnames = eq_agent_counter_names, *const *snames = eq_agent_socket_counter_names,
 		   *const *socks = eq_agent_socket_names;
@@ -270,7 +121,7 @@ static void print_agents(const struct all *all)
 	family("edgeq_agent_up", "gauge",
 	       "1 when the attachment's agent is alive (heartbeat within agent_dead_ms).");
 	for (int i = 0; i < all->n; i++) {
-		const struct att *t = &all->a[i];
+		const struct eq_snap_att *t = &all->a[i];
 
 		snprintf(pid, sizeof(pid), "%u", t->alive ? t->ag.pid : 0);
 		if (t->eqds)
@@ -292,7 +143,7 @@ static void print_agents(const struct all *all)
 			 cnames[k]);
 		family(name, "counter", help);
 		for (int i = 0; i < all->n; i++) {
-			const struct att *t = &all->a[i];
+			const struct eq_snap_att *t = &all->a[i];
 			const __u64 *c = (const __u64 *)&t->ag.cnt;
 
 			if (t->eqds && t->ag.started_ns)
@@ -306,7 +157,7 @@ static void print_agents(const struct all *all)
 			 snames[k]);
 		family(name, "counter", help);
 		for (int i = 0; i < all->n; i++) {
-			const struct att *t = &all->a[i];
+			const struct eq_snap_att *t = &all->a[i];
 
 			if (!t->eqds || !t->ag.started_ns)
 				continue;
@@ -317,7 +168,7 @@ static void print_agents(const struct all *all)
 	}
 }
 
-static void print_peers(const struct all *all)
+static void print_peers(const struct eq_snap *all)
 {
 	static const struct { const char *name, *help; size_t off; } bpf[] = {
 		{ "edgeq_peer_tx_packets_total", "Packets TC tunnelled to the peer (segments).",
@@ -336,7 +187,7 @@ static void print_peers(const struct all *all)
 	family("edgeq_prefix_info", "gauge", "An overlay prefix (1) and the underlay peer it goes via.");
 	for (int i = 0; i < all->n; i++)
 		for (__u32 j = 0; j < all->a[i].nprefixes; j++) {
-			const struct prefix_row *pr = &all->a[i].prefixes[j];
+			const struct eq_snap_prefix *pr = &all->a[i].prefixes[j];
 
 			printf("edgeq_prefix_info{");
 			label("interface", all->a[i].ifname, false);
@@ -348,7 +199,7 @@ static void print_peers(const struct all *all)
 	family("edgeq_peer_info", "gauge", "An underlay peer (1): its scheme and slot.");
 	for (int i = 0; i < all->n; i++)
 		for (__u32 j = 0; j < all->a[i].npeers; j++) {
-			const struct peer_row *p = &all->a[i].peers[j];
+			const struct eq_snap_peer *p = &all->a[i].peers[j];
 
 			snprintf(slot, sizeof(slot), "%u", p->slot);
 			printf("edgeq_peer_info{");
@@ -362,7 +213,7 @@ static void print_peers(const struct all *all)
 		family(bpf[k].name, "counter", bpf[k].help);
 		for (int i = 0; i < all->n; i++)
 			for (__u32 j = 0; j < all->a[i].npeers; j++) {
-				const struct peer_row *p = &all->a[i].peers[j];
+				const struct eq_snap_peer *p = &all->a[i].peers[j];
 				__u64 v;
 
 				memcpy(&v, (const char *)&p->st + bpf[k].off, sizeof(v));
@@ -388,7 +239,7 @@ static void print_peers(const struct all *all)
 		family(name, f->kind == EQ_FIELD_COUNTER ? "counter" : "gauge", f->help);
 		for (int i = 0; i < all->n; i++)
 			for (__u32 j = 0; j < all->a[i].npeers; j++) {
-				const struct peer_row *p = &all->a[i].peers[j];
+				const struct eq_snap_peer *p = &all->a[i].peers[j];
 				long long v;
 
 				if (!p->has_agent)
@@ -403,10 +254,9 @@ static void print_peers(const struct all *all)
 
 int cmd_metrics(const struct eq_opts *o)
 {
-	struct all all = { 0 };
-	int n, rc;
+	struct eq_snap all;
+	int rc = eq_snap_read(o->ifname, &all);
 
-	rc = eq_attachments_foreach(o->ifname, read_attachment, &all, &n);
 	if (rc < 0)
 		return eq_not_attached(o->ifname);
 	/* A reader must not take a partial exposition for a whole one. */
@@ -415,10 +265,6 @@ int cmd_metrics(const struct eq_opts *o)
 		print_agents(&all);
 		print_peers(&all);
 	}
-	for (int i = 0; i < all.n; i++) {
-		free(all.a[i].peers);
-		free(all.a[i].prefixes);
-	}
-	free(all.a);
+	eq_snap_free(&all);
 	return rc ? 1 : 0;
 }

@@ -63,6 +63,8 @@ comp --netns "$TB_A" metrics ""
 check "metrics: the interfaces" holds "$TB_IFA"
 comp metrics "$TB_IFA" --
 check "metrics IFACE --: --help" is --help
+comp top "$TB_IFA" --
+check "top IFACE --: --interval, --count, --help" is --interval --count --help
 comp --netns "$TB_A" detach ""
 check "detach: the interfaces" holds "$TB_IFA"
 comp flush "$TB_IFA" --

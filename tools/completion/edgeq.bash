@@ -10,7 +10,7 @@
 _edgeq_commands() {
 	local names
 	names=$(edgeq help 2>/dev/null | awk '/^  [a-z]/ { print $1 }')
-	echo "${names:-attach detach agent flush status metrics peer features help}"
+	echo "${names:-attach detach agent flush status top metrics peer features help}"
 }
 
 # Interfaces of this namespace, or of the one named after --netns.
@@ -80,6 +80,7 @@ _edgeq() {
 	detach) _edgeq_iface_then --help ;;
 	status) _edgeq_iface_then --json --help ;;
 	metrics) _edgeq_iface_then --help ;;
+	top) _edgeq_iface_then --interval --count --help ;;
 	flush) _edgeq_iface_then --peer --help ;;
 	agent)
 		case $n in
