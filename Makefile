@@ -14,7 +14,7 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 
 # Debian 12 packages: build, run, test.  Keep in step with README.md.
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
-	      libelf-dev zlib1g-dev pkg-config gcc make
+	      libelf-dev zlib1g-dev pkg-config gcc make libjansson-dev
 DEPS_RUN   := iproute2 ethtool
 DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox prometheus \
 	      systemd tmux
@@ -113,7 +113,7 @@ $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(OUT)/edgeq: $(EDGEQ_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -ljansson
 
 $(CORE_LIB): $(patsubst %.c,$(OUT)/%.o,$(CORE_SRCS))
 	$(AR) rcs $@ $^

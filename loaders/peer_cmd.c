@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <jansson.h>
 #include "addr.h"
 #include "cmd.h"
 #include "config.h"
@@ -138,7 +139,7 @@ static int peer_del(const char *ifname, const char *prefix)
 
 struct list_ctx {
 	const struct eq_maps *m;
-	bool json, first;
+	json_t *list;		/* --json; NULL: text */
 };
 
 static int list_one(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
@@ -150,11 +151,11 @@ static int list_one(const struct eq_prefix_key *k, const struct eq_prefix_val *v
 	bpf_map_lookup_elem(l->m->peers, &v->peer, &p);
 	eq_prefix_format(k, pfx, sizeof(pfx));
 	eq_addr_format(&p.underlay, via, sizeof(via));
-	if (l->json)
-		printf("%s{\"prefix\":\"%s\",\"via\":\"%s\",\"slot\":%u}", l->first ? "" : ",", pfx, via, v->peer);
+	if (l->list)
+		json_array_append_new(l->list, json_pack("{s:s, s:s, s:I}", "prefix", pfx, "via", via,
+							 "slot", (json_int_t)v->peer));
 	else
 		printf("%s via %s\n", pfx, via);
-	l->first = false;
 	return 0;
 }
 
@@ -162,15 +163,18 @@ static int peer_list(const char *ifname, bool json)
 {
 	struct eq_config c;
 	struct eq_maps m;
-	struct list_ctx l = { &m, json, true };
+	struct list_ctx l = { &m, NULL };
 
 	if (open_iface(ifname, &m, &c))
 		return 1;
 	if (json)
-		printf("[");
+		l.list = json_array();
 	eq_prefix_foreach(&m, list_one, &l);
-	if (json)
-		printf("]\n");
+	if (json) {
+		json_dumpf(l.list, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		printf("\n");
+		json_decref(l.list);
+	}
 	eq_maps_close(&m);
 	return 0;
 }

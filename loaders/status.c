@@ -2,7 +2,8 @@
 /*
  * edgeq status: what bpftool shows of the pinned maps, plus what it cannot
  * derive: which hooks are live, per-peer figures joined with their
- * prefixes, and counters summed over CPUs.  --json for scripts.
+ * prefixes, and counters summed over CPUs.  --json for scripts, written
+ * through jansson: an interface name may hold a quote or a backslash.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <jansson.h>
 #include "addr.h"
 #include "agent_fields.h"
 #include "cmd.h"
@@ -20,30 +22,50 @@
 
 struct view {
 	const struct eq_maps *m;
-	bool json;
+	json_t *peers;		/* --json: the attachment's "peers" array; NULL: text */
 	bool first;
 	int agent_peers;	/* eq_agent_peers, or -1 */
 };
 
-/* The agent's view of a peer slot, when the attachment has one. */
-static void show_agent_peer(const struct view *vw, __u32 slot)
+/* --json: {"interfaces": [...]}, each attachment appended by show_one(). */
+static json_t *interfaces;
+
+static json_t *u64(unsigned long long v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* A JSON string of a name the kernel took: any bytes but '/' and NUL, so
+ * perhaps not UTF-8, which JSON needs: such bytes become '?'. */
+static json_t *name_json(const char *name)
+{
+	json_t *j = json_string(name);
+	char buf[512];
+	size_t i;
+
+	if (j)
+		return j;
+	for (i = 0; name[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = (unsigned char)name[i] < 0x80 ? name[i] : '?';
+	buf[i] = '\0';
+	return json_string(buf);
+}
+
+/* The agent's view of a peer slot, when the attachment has one: into
+ * obj's "agent" with --json. */
+static void show_agent_peer(const struct view *vw, __u32 slot, json_t *obj)
 {
 	struct eq_agent_peer a = {};
 
 	if (vw->agent_peers < 0 || bpf_map_lookup_elem(vw->agent_peers, &slot, &a))
 		return;
-	if (vw->json) {
-		printf(",\"agent\":{");
-		for (size_t i = 0; i < eq_agent_field_count; i++) {
-			const struct eq_agent_field *f = &eq_agent_fields[i];
-			long long v = eq_agent_field_get(&a, f);
+	if (obj) {
+		json_t *agent = json_object();
 
-			if (f->type == EQ_FIELD_U64)
-				printf("%s\"%s\":%llu", i ? "," : "", f->json, (unsigned long long)v);
-			else
-				printf("%s\"%s\":%lld", i ? "," : "", f->json, v);
-		}
-		printf("}");
+		for (size_t i = 0; i < eq_agent_field_count; i++)
+			json_object_set_new(agent, eq_agent_fields[i].json,
+					    json_integer(eq_agent_field_get(&a, &eq_agent_fields[i])));
+		json_object_set_new(obj, "agent", agent);
 		return;
 	}
 	static const char *const states[] = { "closed", "syn-sent", "established" };
@@ -83,20 +105,21 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 	eq_peer_stats_sum(vw->m->peer_stats, v->peer, &c);
 	eq_prefix_format(k, pfx, sizeof(pfx));
 	eq_addr_format(&p.underlay, via, sizeof(via));
-	if (vw->json) {
-		printf("%s{\"prefix\":\"%s\",\"via\":\"%s\",\"slot\":%u,\"tx_packets\":%llu,"
-		       "\"tx_bytes\":%llu,\"rx_packets\":%llu,\"rx_bytes\":%llu,\"rx_ce\":%llu,"
-		       "\"tx_seq\":%u,\"rx_seq_next\":%u,\"route\":\"%s\"",
-		       vw->first ? "" : ",", pfx, via, v->peer,
-		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
-		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
-		       (unsigned long long)c.rx_ce, p.tx_seq, p.rx_seq_next,
-		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
-		printf(",\"scheme\":\"%s\"",
-		       vw->agent_peers >= 0 && !(p.flags & EQ_PEER_PLAIN) ? "eqds" : "none");
+	if (vw->peers) {
+		json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:s, s:s}",
+				      "prefix", pfx, "via", via, "slot", (json_int_t)v->peer,
+				      "tx_packets", u64(c.tx_packets), "tx_bytes", u64(c.tx_bytes),
+				      "rx_packets", u64(c.rx_packets), "rx_bytes", u64(c.rx_bytes),
+				      "rx_ce", u64(c.rx_ce), "tx_seq", (json_int_t)p.tx_seq,
+				      "rx_seq_next", (json_int_t)p.rx_seq_next, "route",
+				      v->flags & EQ_PFX_ROUTE_ADDED ? "added" :
+				      v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept",
+				      "scheme", vw->agent_peers >= 0 && !(p.flags & EQ_PEER_PLAIN) ?
+				      "eqds" : "none");
+
 		if (!(p.flags & EQ_PEER_PLAIN))
-			show_agent_peer(vw, v->peer);
-		printf("}");
+			show_agent_peer(vw, v->peer, o);
+		json_array_append_new(vw->peers, o);
 	} else {
 		printf("    %-24s %-18s %10llu %12llu %10llu %12llu %6llu  %s\n", pfx, via,
 		       (unsigned long long)c.tx_packets, (unsigned long long)c.tx_bytes,
@@ -106,35 +129,38 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		if (p.flags & EQ_PEER_PLAIN)
 			printf("      scheme none: the plain tunnel, not the agent\n");
 		else
-			show_agent_peer(vw, v->peer);
+			show_agent_peer(vw, v->peer, NULL);
 	}
 	vw->first = false;
 	return 0;
 }
 
 /* The agent's own counters and its sockets', as published with its
- * heartbeat (eq_agent): JSON members, or text lines (non-zero ones). */
-static void show_agent_counters(const struct eq_agent *ag, bool json)
+ * heartbeat (eq_agent): members of obj (--json), or text lines (the
+ * non-zero ones). */
+static void show_agent_counters(const struct eq_agent *ag, json_t *obj)
 {
 	const char *const *cnames = eq_agent_counter_names, *const *snames = eq_agent_socket_counter_names,
 		   *const *socks = eq_agent_socket_names;
 	const __u64 *c = (const __u64 *)&ag->cnt;
 	char wire[32];
 
-	if (json) {
-		printf("\"agent_counters\":{");
+	if (obj) {
+		json_t *cnt = json_object(), *sockets = json_object();
+
 		for (size_t i = 0; i < EQ_AGENT_COUNTERS; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", cnames[i], (unsigned long long)c[i]);
-		printf("},\"agent_sockets\":{");
+			json_object_set_new(cnt, cnames[i], u64(c[i]));
 		for (int k = 0; k < EQ_XSK_MAX; k++) {
 			const __u64 *x = (const __u64 *)&ag->xsk[k];
+			json_t *sock = json_object();
 
-			printf("%s\"%s\":{", k ? "," : "", socks[k]);
 			for (size_t i = 0; i < EQ_AGENT_SOCKET_COUNTERS; i++)
-				printf("%s\"%s\":%llu", i ? "," : "", snames[i], (unsigned long long)x[i]);
-			printf("}");
+				json_object_set_new(sock, snames[i], u64(x[i]));
+			json_object_set_new(sockets, socks[k], sock);
 		}
-		printf("},\"agent_wire_queues\":%u,", ag->wire_queues);
+		json_object_set_new(obj, "agent_counters", cnt);
+		json_object_set_new(obj, "agent_sockets", sockets);
+		json_object_set_new(obj, "agent_wire_queues", json_integer(ag->wire_queues));
 		return;
 	}
 	snprintf(wire, sizeof(wire), "wire (%u queue%s)", ag->wire_queues ? ag->wire_queues : 1,
@@ -203,7 +229,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	const char *mode = c.xdp_mode == EQ_XDP_NATIVE ? "native" : c.xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
 	const char *xdp_how = (c.flags & EQ_CFG_XDP_MULTIPROG) ? "libxdp dispatcher" :
 			      "alone (libxdp dispatcher not available)";
-	struct view vw = { &m, json, true, -1 };
+	struct view vw = { &m, NULL, true, -1 };
 	static const char *const downs[] = { "tunnel", "pass", "drop" };
 	const char *down = c.on_agent_down < 3 ? downs[c.on_agent_down] : "?";
 	struct eq_agent ag = {};
@@ -216,32 +242,38 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		vw.agent_peers = bpf_obj_get(path);
 
 	if (json) {
-		printf("%s{\"ifname\":\"%s\",\"pin_dir\":\"%s\",\"ifindex\":%u,\"netns_ino\":%llu,"
-		       "\"in_this_netns\":%s,\"tc_attached\":%s,\"xdp_attached\":%s,\"xdp_mode\":\"%s\","
-		       "\"xdp_multiprog\":%s,\"created_clsact\":%s,\"local4\":\"%s\",\"local6\":\"%s\","
-		       "\"port\":%u,\"mtu\":%u,\"link_rate_bps\":%llu,\"entropy\":\"%s\",\"node_id\":%u,",
-		       first ? "" : ",", ifname, dir, c.ifindex,
-		       (unsigned long long)c.netns_ino, here ? "true" : "false", tc ? "true" : "false",
-		       xdp ? "true" : "false", mode, (c.flags & EQ_CFG_XDP_MULTIPROG) ? "true" : "false",
-		       (c.flags & EQ_CFG_CREATED_CLSACT) ? "true" : "false", l4, l6, c.port, c.mtu,
-		       (unsigned long long)c.link_rate_bps, c.entropy ? "packet" : "flow", c.node_id);
-		printf("\"scheme\":\"%s\",\"complete\":%s,", eqds ? "eqds" : "none",
-		       (c.flags & EQ_CFG_COMPLETE) ? "true" : "false");
-		if (eqds)
-			printf("\"agent_pid\":%u,\"agent_alive\":%s,\"agent_heartbeat_age_ms\":%.1f,"
-			       "\"agent_xsk_mode\":\"%s\",\"on_agent_down\":\"%s\",\"agent_ifindex\":%u,"
-			       "\"agent_peer_ifindex\":%u,", alive ? ag.pid : 0, alive ? "true" : "false",
-			       age / 1e6, ag.xsk_mode == 2 ? "zero-copy" : ag.xsk_mode == 1 ? "copy" : "none",
-			       down, c.agent_ifindex, c.agent_peer_ifindex);
-		if (eqds)
-			show_agent_counters(&ag, true);
-		printf("\"peers\":[");
+		json_t *stats = json_object();
+		json_t *o = json_pack("{s:o, s:o, s:I, s:o, s:b, s:b, s:b, s:s, s:b, s:b, s:s, "
+				      "s:s, s:I, s:I, s:o, s:s, s:I, s:s, s:b}",
+			"ifname", name_json(ifname), "pin_dir", name_json(dir), "ifindex", (json_int_t)c.ifindex,
+			"netns_ino", u64(c.netns_ino), "in_this_netns", here, "tc_attached", tc,
+			"xdp_attached", xdp, "xdp_mode", mode,
+			"xdp_multiprog", !!(c.flags & EQ_CFG_XDP_MULTIPROG),
+			"created_clsact", !!(c.flags & EQ_CFG_CREATED_CLSACT), "local4", l4, "local6", l6,
+			"port", (json_int_t)c.port, "mtu", (json_int_t)c.mtu,
+			"link_rate_bps", u64(c.link_rate_bps), "entropy", c.entropy ? "packet" : "flow",
+			"node_id", (json_int_t)c.node_id, "scheme", eqds ? "eqds" : "none",
+			"complete", !!(c.flags & EQ_CFG_COMPLETE));
+
+		vw.peers = json_array();
+		if (eqds) {
+			json_t *a = json_pack("{s:I, s:b, s:f, s:s, s:s, s:I, s:I}",
+				"agent_pid", (json_int_t)(alive ? ag.pid : 0), "agent_alive", alive,
+				"agent_heartbeat_age_ms", age / 1e6,
+				"agent_xsk_mode", ag.xsk_mode == 2 ? "zero-copy" : ag.xsk_mode == 1 ? "copy" : "none",
+				"on_agent_down", down, "agent_ifindex", (json_int_t)c.agent_ifindex,
+				"agent_peer_ifindex", (json_int_t)c.agent_peer_ifindex);
+
+			json_object_update(o, a);
+			json_decref(a);
+			show_agent_counters(&ag, o);
+		}
 		eq_prefix_foreach(&m, show_prefix, &vw);
-		printf("],\"stats\":{");
+		json_object_set_new(o, "peers", vw.peers);
 		for (size_t i = 0; i < eq_stat_count; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", eq_stat_names[i],
-			       (unsigned long long)eq_stat_get(&s, i));
-		printf("}}");
+			json_object_set_new(stats, eq_stat_names[i], u64(eq_stat_get(&s, i)));
+		json_object_set_new(o, "stats", stats);
+		json_array_append_new(interfaces, o);
 	} else {
 		printf("%s%s: %s\n", first ? "" : "\n", ifname,
 		       !here ? "attached in another network namespace (use --netns to see its hooks)" :
@@ -267,7 +299,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		else if (eqds)
 			printf("  agent    not started: the attach did not get that far\n");
 		if (eqds && ag.started_ns)	/* an agent ran: its last counters */
-			show_agent_counters(&ag, false);
+			show_agent_counters(&ag, NULL);
 		printf("  peers\n    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", "prefix", "via", "tx pkts",
 		       "tx bytes", "rx pkts", "rx bytes", "rx CE", "route");
 		eq_prefix_foreach(&m, show_prefix, &vw);
@@ -295,10 +327,16 @@ int cmd_status(const struct eq_opts *o)
 	int n, rc;
 
 	if (json)
-		printf("{\"interfaces\":[");
+		interfaces = json_array();
 	rc = eq_attachments_foreach(o->ifname, show_attachment, &json, &n);
-	if (json)
-		printf("]}\n");
+	if (json) {
+		json_t *root = json_pack("{s:o}", "interfaces", interfaces);
+
+		json_dumpf(root, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(4));
+		printf("\n");
+		json_decref(root);
+		interfaces = NULL;
+	}
 	if (rc < 0)
 		return eq_not_attached(o->ifname);
 	if (!json && !n)

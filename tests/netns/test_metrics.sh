@@ -11,7 +11,8 @@
 #  3. one interface (`metrics IFACE`), an interface not attached (exit 1,
 #     says so), and a stopped agent (edgeq_agent_up 0);
 #  4. an interface whose name has a quote and a backslash: the label
-#     value is escaped and the exposition still parses.
+#     value is escaped and the exposition still parses, and status --json
+#     (written through jansson) gives the name back as it is.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -108,6 +109,13 @@ if in_a ip link add "$ODD" type veth peer name "${TB_IFA}o" 2>/dev/null; then
 	check "its label value is escaped" has "$M" '^edgeq_mtu_bytes\{interface="q\\"x\\\\7"\} '
 	promtool check metrics <<<"$M" >/dev/null 2>&1
 	check "... and the exposition parses" [ $? -eq 0 ]
+	# status --json and peer list --json, written through jansson: the
+	# name comes back as it is (printf wrote it unescaped: invalid JSON).
+	js=$(eq_a status "$ODD" --json)
+	check "status --json names it as it is, and parses" \
+		bash -c "[ \"\$(jq -r '.interfaces[0].ifname' <<<\"\$1\")\" = '$ODD' ]" _ "$js"
+	check "peer list --json parses" \
+		bash -c "[ \"\$(jq -r '.[0].prefix' <<<\"\$1\")\" = 10.79.0.2/32 ]" _ "$(eq_a peer list dev "$ODD" --json)"
 	eq_a detach "$ODD" >/dev/null 2>&1
 	in_a ip link del "$ODD" 2>/dev/null
 else

@@ -41,9 +41,19 @@ check "drops listed (by reason, or none)" has "$out" "^  drops:"
 if command -v tmux >/dev/null; then
 	sock=edgeq-test-$$
 	tm() { tmux -L "$sock" "$@"; }
-	tm new-session -d -s top -x 80 -y 30 "'$EDGEQ' --netns '$TB_A' top '$TB_IFA' --interval 0.3"
-	sleep 1.5
-	screen=$(tm capture-pane -p -t top 2>/dev/null)
+	# remain-on-exit: should top die, its last words stay to be read.
+	# The command as arguments: tmux runs it without a shell, so that
+	# Ctrl-C reaches edgeq alone and its exit status is the pane's.
+	tm new-session -d -s top -x 80 -y 30 "$EDGEQ" --netns "$TB_A" top "$TB_IFA" --interval 0.3 \; \
+		set-option -t top remain-on-exit on 2>&1 | as_comment
+	# The first frame comes an interval after the start; the VM layer's
+	# emulated CPU takes seconds to get there.
+	screen=
+	for i in $(seq 100); do
+		screen=$(tm capture-pane -p -t top 2>/dev/null)
+		grep -q '^  drops:' <<<"$screen" && break
+		sleep 0.1
+	done
 	echo "$screen" | as_comment
 	check "in a terminal (tmux): the frame is drawn" has "$screen" "^edgeq top .*Ctrl-C ends"
 	long=$(awk 'length($0) > 80' <<<"$screen" | wc -l)
@@ -51,9 +61,15 @@ if command -v tmux >/dev/null; then
 	check "... the peer's three lines whole (none cut)" \
 		bash -c "grep -q '^  10.77.0.2 .* pkt/s\$' <<<\"\$1\" && grep -q 'edge drops [0-9]*\$' <<<\"\$1\"" _ "$screen"
 	check "... one frame on the screen, redrawn in place" [ "$(grep -c '^edgeq top ' <<<"$screen")" = 1 ]
+	# Ctrl-C: top exits (0), which remain-on-exit shows as a dead pane.
 	tm send-keys -t top C-c
-	for i in $(seq 20); do tm has-session -t top 2>/dev/null || break; sleep 0.1; done
-	check "... and Ctrl-C ends it" bash -c "! tmux -L '$sock' has-session -t top 2>/dev/null"
+	dead=
+	for i in $(seq 50); do
+		dead=$(tm display-message -p -t top '#{pane_dead} #{pane_dead_status}' 2>/dev/null)
+		[ "${dead%% *}" = 1 ] && break
+		sleep 0.1
+	done
+	check "... and Ctrl-C ends it, exit 0 (pane dead, status: $dead)" [ "$dead" = "1 0" ]
 	tm kill-server 2>/dev/null
 else
 	not_ok "tmux is installed (make deps)"
