@@ -42,10 +42,14 @@ if command -v tmux >/dev/null; then
 	sock=edgeq-test-$$
 	tm() { tmux -L "$sock" "$@"; }
 	# remain-on-exit: should top die, its last words stay to be read.
-	# The command as arguments: tmux runs it without a shell, so that
-	# Ctrl-C reaches edgeq alone and its exit status is the pane's.
-	tm new-session -d -s top -x 80 -y 30 "$EDGEQ" --netns "$TB_A" top "$TB_IFA" --interval 0.3 \; \
-		set-option -t top remain-on-exit on 2>&1 | as_comment
+	# The shell around it ignores Ctrl-C (so does edgeq, which inherits
+	# that, unless it handles it itself) and writes its exit status down:
+	# tmux's own pane_dead_status came back empty in 8 of 25 runs here
+	# where edgeq had exited 0.
+	rcfile=$TB_TMP/top.rc
+	tm new-session -d -s top -x 80 -y 30 \
+		"trap '' INT; '$EDGEQ' --netns '$TB_A' top '$TB_IFA' --interval 0.3; echo \$? >'$rcfile'" \
+		2>&1 | as_comment
 	# The first frame comes an interval after the start; the VM layer's
 	# emulated CPU takes seconds to get there.
 	screen=
@@ -61,15 +65,11 @@ if command -v tmux >/dev/null; then
 	check "... the peer's three lines whole (none cut)" \
 		bash -c "grep -q '^  10.77.0.2 .* pkt/s\$' <<<\"\$1\" && grep -q 'edge drops [0-9]*\$' <<<\"\$1\"" _ "$screen"
 	check "... one frame on the screen, redrawn in place" [ "$(grep -c '^edgeq top ' <<<"$screen")" = 1 ]
-	# Ctrl-C: top exits (0), which remain-on-exit shows as a dead pane.
+	# Ctrl-C: top ends and exits 0.
 	tm send-keys -t top C-c
-	dead=
-	for i in $(seq 50); do
-		dead=$(tm display-message -p -t top '#{pane_dead} #{pane_dead_status}' 2>/dev/null)
-		[ "${dead%% *}" = 1 ] && break
-		sleep 0.1
-	done
-	check "... and Ctrl-C ends it, exit 0 (pane dead, status: $dead)" [ "$dead" = "1 0" ]
+	for i in $(seq 100); do [ -s "$rcfile" ] && break; sleep 0.1; done
+	check "... and Ctrl-C ends it, exit 0 ($(cat "$rcfile" 2>/dev/null || echo 'still running'))" \
+		[ "$(cat "$rcfile" 2>/dev/null)" = 0 ]
 	tm kill-server 2>/dev/null
 else
 	not_ok "tmux is installed (make deps)"
