@@ -101,10 +101,10 @@ static void show_att(const struct eq_snap_att *t, const struct eq_snap *old, dou
 	/* Three short lines a peer, each within 80 columns. */
 	for (__u32 j = 0; j < t->npeers; j++) {
 		const struct eq_snap_peer *p = &t->peers[j], *q = before(old, t->ifname, p->slot);
-		struct eq_snap_peer z = { 0 };
-
+		/* A peer new since the last frame: no rate yet (its counters
+		 * against zero would be all it ever did, as per second). */
 		if (!q)
-			q = &z;
+			q = p;
 		line(w, "  %-18s tx %7.1f Mb/s %6.0f pkt/s  rx %7.1f Mb/s %6.0f pkt/s",
 		     p->via, rate(p->st.tx_bytes, q->st.tx_bytes, dt) * 8 / 1e6,
 		     rate(p->st.tx_packets, q->st.tx_packets, dt),

@@ -510,6 +510,24 @@ static uint64_t random_seed(void)
 	return s ? s : now_ns() ^ (uint64_t)getpid() << 32;
 }
 
+/* FUZZ_N mutants from a fixed seed, then FUZZ_SECS from a random one. */
+static void campaigns(struct fuzz *z, const struct corpus *c, uint64_t fixed, const char *what)
+{
+	uint64_t seed = random_seed();
+	char label[128];
+
+	campaign(z, c, fixed, env_ul("FUZZ_N", 20000), 0);
+	snprintf(label, sizeof(label), "%s, seed %#llx", what, (unsigned long long)fixed);
+	report(z, label);
+	memset(z->verdicts, 0, sizeof(z->verdicts));
+	z->runs = z->decap = z->encap = 0;
+	print_message("# %s: random seed %llu (FUZZ_SEED=%llu repeats it)\n", what,
+		      (unsigned long long)seed, (unsigned long long)seed);
+	campaign(z, c, seed, 0, (unsigned)env_ul("FUZZ_SECS", 2));
+	snprintf(label, sizeof(label), "%s, random seed", what);
+	report(z, label);
+}
+
 /* ---- The programs ---- */
 
 static struct corpus corpus;
@@ -537,7 +555,6 @@ static void fuzz_xdp(bool eqds)
 {
 	struct xdp_ingress *skel = xdp_ingress__open_and_load();
 	struct fuzz z = { 0 };
-	uint64_t seed = random_seed();
 
 	assert_non_null(skel);
 	z.m = PKT_MAPS(skel);
@@ -548,14 +565,7 @@ static void fuzz_xdp(bool eqds)
 	if (eqds)
 		xdp_eqds_on(skel, &z.m);
 	corpus_wire(&corpus);
-	campaign(&z, &corpus, 0x5eed0001, env_ul("FUZZ_N", 20000), 0);
-	report(&z, eqds ? "xdp_ingress, scheme eqds, seed 0x5eed0001" : "xdp_ingress, seed 0x5eed0001");
-	memset(&z.verdicts, 0, sizeof(z.verdicts));
-	z.runs = z.decap = 0;
-	print_message("# xdp_ingress: random seed %llu (FUZZ_SEED=%llu repeats it)\n",
-		      (unsigned long long)seed, (unsigned long long)seed);
-	campaign(&z, &corpus, seed, 0, (unsigned)env_ul("FUZZ_SECS", 2));
-	report(&z, "xdp_ingress, random seed");
+	campaigns(&z, &corpus, 0x5eed0001, eqds ? "xdp_ingress, scheme eqds" : "xdp_ingress");
 	xdp_ingress__destroy(skel);
 }
 
@@ -573,7 +583,6 @@ static void fuzz__tc_egress(void **state)
 {
 	struct tc_egress *skel = tc_egress__open_and_load();
 	struct fuzz z = { 0 };
-	uint64_t seed = random_seed();
 
 	assert_non_null(skel);
 	z.m = PKT_MAPS(skel);
@@ -581,14 +590,7 @@ static void fuzz__tc_egress(void **state)
 	/* A sends to B over IPv4. */
 	assert_int_equal(pkt_setup_host(&z.m, &pkt_host_a, &pkt_host_b, AF_INET), 0);
 	corpus_host(&corpus);
-	campaign(&z, &corpus, 0x5eed0002, env_ul("FUZZ_N", 20000), 0);
-	report(&z, "tc_egress, seed 0x5eed0002");
-	memset(&z.verdicts, 0, sizeof(z.verdicts));
-	z.runs = z.encap = 0;
-	print_message("# tc_egress: random seed %llu (FUZZ_SEED=%llu repeats it)\n",
-		      (unsigned long long)seed, (unsigned long long)seed);
-	campaign(&z, &corpus, seed, 0, (unsigned)env_ul("FUZZ_SECS", 2));
-	report(&z, "tc_egress, random seed");
+	campaigns(&z, &corpus, 0x5eed0002, "tc_egress");
 	tc_egress__destroy(skel);
 }
 
