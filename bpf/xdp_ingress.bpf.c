@@ -478,7 +478,7 @@ int xdp_ingress(struct xdp_md *ctx)
 	}
 
 	uv = bpf_map_lookup_elem(&eq_underlay, &o.saddr);
-	slot = uv ? uv->peer : EQ_MAX_PEERS;
+	slot = uv ? uv->peer : EQ_NO_PEER;
 	peer = bpf_map_lookup_elem(&eq_peers, &slot);
 	if (!peer || !(peer->flags & EQ_PEER_USED)) {
 		st->rx_drop_peer++;

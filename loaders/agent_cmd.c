@@ -84,7 +84,7 @@ int cmd_flush(const struct eq_opts *o)
 	char dir[512], err[512] = "";
 	struct eq_config cfg = {};
 	struct eq_agent ag;
-	__u32 slot = EQ_MAX_PEERS;
+	__u32 slot = EQ_NO_PEER;	/* every tunnel */
 	__u64 age;
 	int rc;
 

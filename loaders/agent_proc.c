@@ -295,7 +295,7 @@ int eq_agent_stop(const char *dir)
 	return is_edgeqd(pid) ? -EBUSY : 0;
 }
 
-/* Ask the agent to flush one peer slot (or all: EQ_MAX_PEERS) and wait
+/* Ask the agent to flush one peer slot (or all: EQ_NO_PEER) and wait
  * until it says it did.  The agent rewrites eq_agent every 10 ms from a
  * copy it read just before, which can undo our write: re-issue then. */
 int eq_agent_flush(const char *dir, __u32 slot, char *err, size_t len)

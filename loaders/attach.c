@@ -84,16 +84,93 @@ static int pinned_prog(const char *dir, const char *name)
 	return bpf_obj_get(path);
 }
 
-struct route_ctx {
+/* The route MTUs of the config's prefixes that are in the map, all at
+ * once (eq_routes_apply_all: thousands of prefixes take seconds, not
+ * minutes).  Each prefix's map entry records what was done to its route,
+ * also when a later one failed: teardown undoes exactly that. */
+static int apply_routes(const char *ifname, const struct eq_cfg *cfg, const struct eq_maps *m,
+			unsigned int mtu, char *err, size_t errlen)
+{
+	struct eq_prefix_key *keys = calloc(cfg->npeers + 1, sizeof(*keys));
+	struct eq_prefix_val *vals = calloc(cfg->npeers + 1, sizeof(*vals));
+	unsigned int *mtus = calloc(cfg->npeers + 1, sizeof(*mtus));
+	__u32 *flags = calloc(cfg->npeers + 1, sizeof(*flags));
+	size_t n = 0;
+	int rc = -ENOMEM;
+
+	if (!keys || !vals || !mtus || !flags) {
+		snprintf(err, errlen, "cannot set the route MTUs: %s", strerror(ENOMEM));
+		goto out;
+	}
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		if (eq_prefix_get(m, &cfg->peers[i].prefix, &vals[n]))
+			continue;
+		keys[n] = cfg->peers[i].prefix;
+		mtus[n++] = eq_inner_mtu(mtu, !eq_addr_is_v4(&cfg->peers[i].via));
+	}
+	rc = eq_routes_apply_all(ifname, keys, mtus, n, flags, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		if (!flags[i])
+			continue;
+		vals[i].flags = flags[i];
+		eq_prefix_set(m, &keys[i], &vals[i]);
+	}
+out:
+	free(keys);
+	free(vals);
+	free(mtus);
+	free(flags);
+	return rc;
+}
+
+/* The prefixes whose route attach changed, for one eq_routes_undo_all(). */
+struct route_set {
 	const char *ifname;
+	struct eq_prefix_key *keys;
+	__u32 *flags;
+	size_t n, cap;
 };
 
-static int undo_route(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
+static int route_set_grow(struct route_set *s)
 {
-	struct route_ctx *rc = arg;
+	size_t cap = s->cap ? 2 * s->cap : 256;
+	struct eq_prefix_key *k = realloc(s->keys, cap * sizeof(*k));
+	__u32 *f;
 
-	eq_route_undo(rc->ifname, k, v->flags);
+	if (!k)
+		return -ENOMEM;
+	s->keys = k;
+	f = realloc(s->flags, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	s->flags = f;
+	s->cap = cap;
 	return 0;
+}
+
+static int collect_route(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
+{
+	struct route_set *s = arg;
+
+	if (!v->flags)
+		return 0;
+	if (s->n == s->cap && route_set_grow(s)) {
+		eq_route_undo(s->ifname, k, v->flags);	/* no memory for the set: alone */
+		return 0;
+	}
+	s->keys[s->n] = *k;
+	s->flags[s->n++] = v->flags;
+	return 0;
+}
+
+static void undo_routes(const struct eq_maps *m, const char *ifname)
+{
+	struct route_set s = { .ifname = ifname };
+
+	eq_prefix_foreach(m, collect_route, &s);
+	eq_routes_undo_all(ifname, s.keys, s.flags, s.n);
+	free(s.keys);
+	free(s.flags);
 }
 
 /* Undo whatever an attach recorded under dir, on ifindex (0: gone). */
@@ -107,10 +184,8 @@ static int teardown(const char *dir, const char *ifname, int ifindex)
 
 	if (eq_maps_open(dir, &m) == 0) {
 		eq_config_read(&m, &cfg);
-		struct route_ctx r = { ifname };
-
 		if (ifindex)
-			eq_prefix_foreach(&m, undo_route, &r);
+			undo_routes(&m, ifname);
 		eq_maps_close(&m);
 	}
 	/* The agent first: it holds sockets on both interfaces. */
@@ -219,6 +294,32 @@ static int pin_maps(struct bpf_object *obj, const char *dir)
 		if (eq_path(path, sizeof(path), dir, bpf_map__name(map)))
 			return -ENAMETOOLONG;
 		err = bpf_map__pin(map, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Size the maps for the config's max_peers and max_prefixes before the
+ * object is loaded.  Every array or hash declared with EQ_MAX_PEERS
+ * entries is one slot per peer (maps.bpf.h), and the LPM trie holds the
+ * prefixes: a map added later sizes itself by the same declaration (the
+ * doorbell's ring, 4096 bytes, is neither).  The other objects reuse
+ * these maps and take their sizes with them. */
+static int size_maps(struct bpf_object *obj, const struct eq_config *b)
+{
+	struct bpf_map *map;
+	int err = 0;
+
+	bpf_object__for_each_map(map, obj) {
+		enum bpf_map_type t = bpf_map__type(map);
+		bool per_peer = t == BPF_MAP_TYPE_ARRAY || t == BPF_MAP_TYPE_PERCPU_ARRAY ||
+				t == BPF_MAP_TYPE_HASH;
+
+		if (per_peer && bpf_map__max_entries(map) == EQ_MAX_PEERS)
+			err = bpf_map__set_max_entries(map, eq_max_peers(b));
+		else if (t == BPF_MAP_TYPE_LPM_TRIE)
+			err = bpf_map__set_max_entries(map, eq_max_prefixes(b));
 		if (err)
 			return err;
 	}
@@ -341,7 +442,8 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 	struct tc_egress *tc = NULL;
 	struct xdp_ingress *xdp = NULL;
 	struct eq_config *b = &cfg->bpf;
-	struct eq_maps m = { -1, -1, -1, -1, -1, -1 };
+	struct eq_maps m = { .config = -1, .prefixes = -1, .peers = -1, .peer_stats = -1,
+			      .underlay = -1, .stats = -1 };
 	char err[512] = "";
 	int rc;
 
@@ -350,11 +452,21 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		eq_err("cannot create %s: %s (is bpffs mounted at /sys/fs/bpf?)", dir, strerror(-rc));
 		return rc;
 	}
-	tc = tc_egress__open_and_load();
-	if (!tc) {
+	tc = tc_egress__open();
+	if (tc && (rc = size_maps(tc->obj, b))) {
+		eq_err("cannot size the maps for %u peers and %u prefixes: %s", eq_max_peers(b),
+		       eq_max_prefixes(b), strerror(-rc));
+		goto fail;
+	}
+	if (!tc || tc_egress__load(tc)) {
 		rc = -errno;
-		eq_err("cannot load the TC egress program: %s (run as root; kernel needs BPF and clsact)",
-		       strerror(errno));
+		if (tc && (rc == -ENOMEM || rc == -E2BIG))
+			eq_err("cannot create the maps for max_peers %u and max_prefixes %u: %s (lower "
+			       "them in the config; docs/config.md gives the memory per peer)",
+			       eq_max_peers(b), eq_max_prefixes(b), strerror(-rc));
+		else
+			eq_err("cannot load the TC egress program: %s (run as root; kernel needs BPF "
+			       "and clsact)", strerror(-rc));
 		goto fail;
 	}
 	rc = pin_maps(tc->obj, dir);
@@ -423,20 +535,10 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 			goto fail;
 		}
 	}
-	for (size_t i = 0; i < cfg->npeers; i++) {
-		struct eq_prefix_val v;
-
-		if (eq_prefix_get(&m, &cfg->peers[i].prefix, &v))
-			continue;
-		rc = eq_route_apply(o->ifname, &cfg->peers[i].prefix,
-				    eq_inner_mtu(b->mtu, !eq_addr_is_v4(&cfg->peers[i].via)),
-				    &v.flags, err, sizeof(err));
-		if (v.flags)
-			eq_prefix_set(&m, &cfg->peers[i].prefix, &v);
-		if (rc) {
-			eq_err("%s: %s", o->ifname, err);
-			goto fail;
-		}
+	rc = apply_routes(o->ifname, cfg, &m, b->mtu, err, sizeof(err));
+	if (rc) {
+		eq_err("%s: %s", o->ifname, err);
+		goto fail;
 	}
 	if (b->scheme == EQ_SCHEME_EQDS && !o->no_agent) {
 		rc = eq_agent_start(o->ifname, dir, err, sizeof(err));

@@ -42,6 +42,16 @@ int eq_route_apply(const char *ifname, const struct eq_prefix_key *k, unsigned i
 		   __u32 *flags, char *err, size_t errlen);
 void eq_route_undo(const char *ifname, const struct eq_prefix_key *k, __u32 flags);
 void eq_route_flush_ours(const char *ifname);
+/* The same for n prefixes at once, with a few ip processes instead of up
+ * to three per prefix: flags[i] as eq_route_apply() gives it for keys[i],
+ * also for those done before a failure (err says the failure as
+ * eq_route_apply() does).  Only where no route of ours is on ifname yet
+ * (attach): a failed batch is undone by flushing them all. */
+int eq_routes_apply_all(const char *ifname, const struct eq_prefix_key *keys,
+			const unsigned int *inner_mtus, size_t n, __u32 *flags, char *err,
+			size_t errlen);
+void eq_routes_undo_all(const char *ifname, const struct eq_prefix_key *keys, const __u32 *flags,
+			size_t n);
 
 /* hooks.c: the XDP and TC attachment points. */
 struct bpf_object;

@@ -82,7 +82,9 @@ static int peer_add(const char *ifname, const char *prefix, const char *via, con
 		eq_err("%s: peer via %s has the other scheme; one underlay peer has one scheme", ifname,
 		       via);
 	else if (rc == -ENOSPC)
-		eq_err("%s: all %d peer slots are in use", ifname, EQ_MAX_PEERS);
+		eq_err("%s: all %u peer slots (max_peers) or %u prefixes (max_prefixes) are in use: "
+		       "raise them in the config and attach again (docs/config.md)", ifname,
+		       m.peer_slots, eq_max_prefixes(&c));
 	else if (rc)
 		eq_err("%s: cannot add peer %s: %s", ifname, prefix, strerror(-rc));
 	if (rc || eq_prefix_get(&m, &k, &v))

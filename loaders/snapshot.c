@@ -19,7 +19,7 @@ struct reading {
 	struct eq_snap_att	*t;
 	const struct eq_maps *m;
 	int		agent_peers;
-	bool		seen[EQ_MAX_PEERS];
+	__u32		*row_of;	/* per peer slot: its row in t->peers + 1, 0 none yet */
 };
 
 static int read_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
@@ -42,10 +42,10 @@ static int read_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 	eq_prefix_format(k, pr->prefix, sizeof(pr->prefix));
 	pr->route = v->flags & EQ_PFX_ROUTE_ADDED ? "added" :
 		    v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept";
-	if (v->peer >= EQ_MAX_PEERS)
+	if (v->peer >= r->m->peer_slots)
 		return 0;
-	if (!r->seen[v->peer]) {
-		r->seen[v->peer] = true;
+	if (!r->row_of[v->peer]) {
+		r->row_of[v->peer] = t->npeers + 1;
 		row = &t->peers[t->npeers++];
 		memset(row, 0, sizeof(*row));
 		row->slot = v->peer;
@@ -56,9 +56,7 @@ static int read_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		row->has_agent = !row->plain &&
 				 !bpf_map_lookup_elem(r->agent_peers, &v->peer, &row->a);
 	}
-	for (__u32 i = 0; i < t->npeers; i++)
-		if (t->peers[i].slot == v->peer)
-			memcpy(pr->via, t->peers[i].via, sizeof(pr->via));
+	memcpy(pr->via, t->peers[r->row_of[v->peer] - 1].via, sizeof(pr->via));
 	return 0;
 }
 
@@ -100,9 +98,14 @@ static int read_attachment(const char *dir, const char *entry, bool first, void 
 	}
 	t->eqds = t->c.scheme == EQ_SCHEME_EQDS;
 	t->alive = t->eqds && eq_agent_state(dir, &t->c, &t->ag, &t->age_ns);
-	t->peers = calloc(EQ_MAX_PEERS, sizeof(*t->peers));
+	t->max_peers = m.peer_slots;
+	t->peers = calloc(m.peer_slots, sizeof(*t->peers));
 	r = calloc(1, sizeof(*r));
-	if (!t->peers || !r) {
+	if (r)
+		r->row_of = calloc(m.peer_slots, sizeof(*r->row_of));
+	if (!t->peers || !r || !r->row_of) {
+		if (r)
+			free(r->row_of);
 		free(r);
 		eq_maps_close(&m);
 		return 1;
@@ -115,6 +118,7 @@ static int read_attachment(const char *dir, const char *entry, bool first, void 
 	rc = eq_prefix_foreach(&m, read_prefix, r);
 	if (r->agent_peers >= 0)
 		close(r->agent_peers);
+	free(r->row_of);
 	free(r);
 	eq_maps_close(&m);
 	all->n++;

@@ -244,7 +244,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	if (json) {
 		json_t *stats = json_object();
 		json_t *o = json_pack("{s:o, s:o, s:I, s:o, s:b, s:b, s:b, s:s, s:b, s:b, s:s, "
-				      "s:s, s:I, s:I, s:o, s:s, s:I, s:s, s:b}",
+				      "s:s, s:I, s:I, s:o, s:s, s:I, s:s, s:b, s:I, s:I}",
 			"ifname", name_json(ifname), "pin_dir", name_json(dir), "ifindex", (json_int_t)c.ifindex,
 			"netns_ino", u64(c.netns_ino), "in_this_netns", here, "tc_attached", tc,
 			"xdp_attached", xdp, "xdp_mode", mode,
@@ -253,7 +253,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			"port", (json_int_t)c.port, "mtu", (json_int_t)c.mtu,
 			"link_rate_bps", u64(c.link_rate_bps), "entropy", c.entropy ? "packet" : "flow",
 			"node_id", (json_int_t)c.node_id, "scheme", eqds ? "eqds" : "none",
-			"complete", !!(c.flags & EQ_CFG_COMPLETE));
+			"complete", !!(c.flags & EQ_CFG_COMPLETE),
+			"max_peers", (json_int_t)m.peer_slots, "max_prefixes", (json_int_t)eq_max_prefixes(&c));
 
 		vw.peers = json_array();
 		if (eqds) {
@@ -300,8 +301,10 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			printf("  agent    not started: the attach did not get that far\n");
 		if (eqds && ag.started_ns)	/* an agent ran: its last counters */
 			show_agent_counters(&ag, NULL);
-		printf("  peers\n    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", "prefix", "via", "tx pkts",
-		       "tx bytes", "rx pkts", "rx bytes", "rx CE", "route");
+		printf("  peers    room for %u underlay peers (max_peers) and %u prefixes (max_prefixes)\n"
+		       "    %-24s %-18s %10s %12s %10s %12s %6s  %s\n", m.peer_slots,
+		       eq_max_prefixes(&c), "prefix", "via", "tx pkts", "tx bytes", "rx pkts",
+		       "rx bytes", "rx CE", "route");
 		eq_prefix_foreach(&m, show_prefix, &vw);
 		if (vw.first)
 			printf("    (none: add one with 'edgeq peer add PREFIX via ADDR dev %s')\n", ifname);

@@ -10,8 +10,20 @@
 
 #include <linux/types.h>
 
-#define EQ_MAX_PEERS		1024	/* peer slots (underlay endpoints) */
-#define EQ_MAX_PREFIXES		4096	/* overlay prefixes routed into the tunnel */
+/* Peer slots (underlay endpoints) and overlay prefixes routed into the
+ * tunnel: `max_peers` and `max_prefixes` in the config size the maps at
+ * attach (eq_config.max_peers/max_prefixes; docs/config.md gives the
+ * memory per peer).  These are the defaults and the bounds; the maps'
+ * max_entries in the BPF objects are the defaults, replaced at load. */
+#define EQ_MAX_PEERS		1024	/* default peer slots */
+#define EQ_PEERS_MIN		16
+#define EQ_PEERS_LIMIT		65536
+#define EQ_MAX_PREFIXES		4096	/* default prefixes: 4 per default slot */
+#define EQ_PREFIXES_PER_PEER	4	/* max_prefixes when not given */
+#define EQ_PREFIXES_LIMIT	(4 * EQ_PEERS_LIMIT)
+/* "No peer slot": beyond any max_peers, and "every peer" where a command
+ * names one (flush). */
+#define EQ_NO_PEER		0xffffffffu
 
 /* Map names: the pin file names, shared so that both sides agree. */
 #define EQ_MAP_CONFIG		"eq_config"
@@ -48,6 +60,10 @@ struct eq_prefix_key {
 struct eq_prefix_val {
 	__u32	peer;		/* index into eq_peers */
 	__u32	flags;		/* EQ_PFX_* */
+	__u32	prefixlen;	/* the key's own: an LPM lookup answers with
+				 * the longest match, and this tells the
+				 * loader whether that is the exact prefix
+				 * without walking the whole trie */
 };
 
 /* Peer slot flags. */
@@ -190,7 +206,21 @@ struct eq_config {
 	__u32	link_framing;		/* bytes a frame takes on the link beyond
 					 * its Ethernet header and payload: 24 on
 					 * Ethernet (EQ_ETH_FRAMING), 0 on a veth */
+	__u32	max_peers;		/* peer slots the maps were sized for at
+					 * attach (0: an older attach, EQ_MAX_PEERS) */
+	__u32	max_prefixes;		/* likewise for eq_prefixes */
 };
+
+/* The peer slots of an attachment: every per-peer map has this many. */
+static inline __u32 eq_max_peers(const struct eq_config *c)
+{
+	return c->max_peers ? c->max_peers : EQ_MAX_PEERS;
+}
+
+static inline __u32 eq_max_prefixes(const struct eq_config *c)
+{
+	return c->max_prefixes ? c->max_prefixes : EQ_MAX_PREFIXES;
+}
 
 /* The largest tunnel MTU of scheme eqds, whose every packet crosses an
  * internal veth pair into the agent's AF_XDP sockets: XDP on those pairs

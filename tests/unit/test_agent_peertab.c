@@ -15,17 +15,20 @@ static struct eq_addr nth(uint32_t i)
 	return a;
 }
 
-/* Every slot full: each address finds its own slot, others find nothing. */
-static void test_full_table(void **state)
+/* Every slot full: each address finds its own slot, others find nothing;
+ * for the default table and for sizes max_peers may give (not a power of
+ * two, the largest). */
+static void full_table(uint32_t n)
 {
-	memset(&t, 0, sizeof(t));
-	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+	assert_int_equal(peertab_init(&t, n), 0);
+	assert_true(t.nbuckets >= 2 * n && !(t.nbuckets & (t.nbuckets - 1)));
+	for (uint32_t s = 0; s < n; s++) {
 		struct eq_addr a = nth(s * 7919);
 
 		peertab_set(&t, s, true, &a);
 	}
 	peertab_rehash(&t);
-	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+	for (uint32_t s = 0; s < n; s++) {
 		struct eq_addr a = nth(s * 7919);
 
 		assert_int_equal(peertab_find(&t, &a), (int)s);
@@ -35,6 +38,15 @@ static void test_full_table(void **state)
 
 		assert_int_equal(peertab_find(&t, &a), -1);
 	}
+	peertab_free(&t);
+}
+
+static void test_full_table(void **state)
+{
+	full_table(EQ_MAX_PEERS);
+	full_table(EQ_PEERS_MIN);
+	full_table(10000);
+	full_table(EQ_PEERS_LIMIT);
 }
 
 /* A learnt route survives a reload only while the slot keeps its address. */
@@ -42,7 +54,7 @@ static void test_route_kept_or_forgotten(void **state)
 {
 	struct eq_addr a = nth(1), b = nth(2);
 
-	memset(&t, 0, sizeof(t));
+	assert_int_equal(peertab_init(&t, EQ_MAX_PEERS), 0);
 	peertab_set(&t, 3, true, &a);
 	t.routed[3] = true;
 	peertab_set(&t, 3, true, &a);
@@ -55,6 +67,9 @@ static void test_route_kept_or_forgotten(void **state)
 	peertab_rehash(&t);
 	assert_int_equal(peertab_find(&t, &b), -1);
 	peertab_set(&t, EQ_MAX_PEERS, true, &a);	/* out of range: ignored */
+	peertab_rehash(&t);
+	assert_int_equal(peertab_find(&t, &a), -1);
+	peertab_free(&t);
 }
 
 int main(void)

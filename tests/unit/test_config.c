@@ -27,7 +27,7 @@
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, port, mtu, link_rate, link_framing, entropy, node_id, peer, scheme, on_agent_down, " \
 	"eqds_mode, asl, fast_path, direct_rx, hold_tcp, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
-	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us)"
+	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, max_peers, max_prefixes)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)
@@ -315,6 +315,15 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "link_rate 1gbit", offsetof(struct eq_config, link_framing), EQ_ETH_FRAMING },
 		{ "link_framing 0", offsetof(struct eq_config, link_framing), 0 },
 		{ "link_framing 64", offsetof(struct eq_config, link_framing), 64 },
+		/* the maps' sizes: 1024 peers and 4 prefixes per peer unless told */
+		{ "link_rate 1gbit", offsetof(struct eq_config, max_peers), EQ_MAX_PEERS },
+		{ "link_rate 1gbit", offsetof(struct eq_config, max_prefixes), EQ_MAX_PREFIXES },
+		{ "max_peers 16384", offsetof(struct eq_config, max_peers), 16384 },
+		{ "max_peers 16384", offsetof(struct eq_config, max_prefixes), 65536 },
+		{ "max_peers 65536", offsetof(struct eq_config, max_prefixes), EQ_PREFIXES_LIMIT },
+		{ "max_peers 16", offsetof(struct eq_config, max_prefixes), 64 },
+		{ "max_peers 16\nmax_prefixes 100000", offsetof(struct eq_config, max_prefixes), 100000 },
+		{ "max_prefixes 16", offsetof(struct eq_config, max_peers), EQ_MAX_PEERS },
 		{ "bdp 30000", offsetof(struct eq_config, eqds.bdp_bytes), 30000 },
 		{ "edge_queue 500", offsetof(struct eq_config, eqds.edge_limit), 500 },
 		{ "edge_ecn 1", offsetof(struct eq_config, eqds.edge_ecn), 1 },
@@ -692,7 +701,7 @@ static void eq_cfg_parse__many_peers_in_order(void **state)
 	struct eq_cfg cfg;
 
 	assert_non_null(text);
-	len += (size_t)snprintf(text + len, cap - len, "local 10.0.0.1\nlocal fd00::1\n");
+	len += (size_t)snprintf(text + len, cap - len, "local 10.0.0.1\nlocal fd00::1\nmax_peers 4096\n");
 	for (int i = 0; i < N; i++) {
 		if (i % 3 == 0)
 			snprintf(pfx[i], sizeof(pfx[i]), "10.%d.%d.0/24", i >> 8, i & 0xff);
@@ -714,6 +723,66 @@ static void eq_cfg_parse__many_peers_in_order(void **state)
 		assert_addr_is(&cfg.peers[i].via, via[i]);
 	}
 	eq_cfg_free(&cfg);
+	free(text);
+}
+
+/* The maps are sized by max_peers and max_prefixes: a config with more
+ * underlay peers (distinct 'via' addresses) or prefixes than they hold is
+ * refused before anything is attached, with what to raise. */
+static void eq_cfg_parse__peers_within_the_maps_sizes(void **state)
+{
+	size_t cap = 4096, len;
+	char *text = malloc(cap);
+	struct eq_cfg cfg;
+
+	assert_non_null(text);
+	/* 16 underlay peers, 40 prefixes: within max_peers 16 (64 prefixes) */
+	len = (size_t)snprintf(text, cap, "local 10.0.0.1\nmax_peers 16\n");
+	for (int i = 0; i < 40; i++)
+		len += (size_t)snprintf(text + len, cap - len, "peer 10.1.%d.0/24 via 10.0.1.%d\n", i,
+					i % 16);
+	parse_ok(text, &cfg);
+	assert_int_equal(cfg.npeers, 40);
+	eq_cfg_free(&cfg);
+	/* a 17th */
+	len += (size_t)snprintf(text + len, cap - len, "peer 10.2.0.0/24 via 10.0.1.99\n");
+	parse_err(text, NAME ": 17 underlay peers (distinct 'via' addresses), more than max_peers "
+		  "16: raise max_peers (up to 65536)");
+	/* 17 prefixes over max_prefixes 16, through one peer */
+	len = (size_t)snprintf(text, cap, "local 10.0.0.1\nmax_prefixes 16\n");
+	for (int i = 0; i < 17; i++)
+		len += (size_t)snprintf(text + len, cap - len, "peer 10.1.%d.0/24 via 10.0.1.1\n", i);
+	parse_err(text, NAME ": 17 peer prefixes, more than max_prefixes 16: raise max_prefixes "
+		  "(up to 262144)");
+	free(text);
+}
+
+/* Among 20,000 peers a prefix said again, spelled otherwise, is reported
+ * at the line that repeats it, before any later error (the set of prefixes
+ * seen grows as the file is read: no pair of lines is compared). */
+static void eq_cfg_parse__duplicate_among_many(void **state)
+{
+	enum { N = 20000 };
+	size_t cap = 64 + (N + 4) * 48, len = 0;
+	char *text = malloc(cap), want[128];
+	struct eq_cfg cfg;
+
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "local 10.0.0.1\nmax_peers %d\n", N);
+	for (int i = 0; i < N; i++)
+		len += (size_t)snprintf(text + len, cap - len, "peer 10.%d.%d.%d via 10.200.%d.%d\n",
+					1 + i / 65536, (i >> 8) & 0xff, i & 0xff, (i >> 8) & 0xff,
+					i & 0xff);
+	parse_ok(text, &cfg);
+	assert_int_equal(cfg.npeers, N);
+	eq_cfg_free(&cfg);
+	/* 12345 = 10.1.48.57 */
+	len += (size_t)snprintf(text + len, cap - len, "peer ::ffff:10.1.48.57/128 via 10.200.0.1\n"
+				"bogus\n");
+	assert_true(len < cap);
+	snprintf(want, sizeof(want), NAME ":%d: prefix '::ffff:10.1.48.57/128' is configured twice",
+		 N + 3);
+	parse_err(text, want);
 	free(text);
 }
 
@@ -843,6 +912,9 @@ static void eq_cfg_parse__bad_values(void **state)
 		{ "local 10.0.0.1\nmtu 575\n", NAME ":2: mtu '575' is not in 576-65535" },
 		{ "local 10.0.0.1\nlink_framing 65\n", NAME ":2: link_framing '65' is not in 0-64 bytes" },
 		{ "local 10.0.0.1\nlink_framing -1\n", NAME ":2: link_framing '-1' is not in 0-64 bytes" },
+		{ "local 10.0.0.1\nmax_peers 15\n", NAME ":2: usage: max_peers N, 16-65536 peer slots" },
+		{ "local 10.0.0.1\nmax_peers 65537\n", NAME ":2: usage: max_peers N, 16-65536 peer slots" },
+		{ "local 10.0.0.1\nmax_prefixes 262145\n", NAME ":2: usage: max_prefixes N, 16-262144 prefixes" },
 		{ "local 10.0.0.1\nmtu 0\n", NAME ":2: mtu '0' is not in 576-65535" },
 		{ "local 10.0.0.1\nmtu 65536\n", NAME ":2: mtu '65536' is not in 576-65535" },
 		{ "local 10.0.0.1\nmtu 1500b\n", NAME ":2: mtu '1500b' is not in 576-65535" },
@@ -1243,6 +1315,8 @@ int main(void)
 		cmocka_unit_test(eq_cfg_parse__peer_prefix_normalised),
 		cmocka_unit_test(eq_cfg_parse__peer_prefix_family_independent_of_via),
 		cmocka_unit_test(eq_cfg_parse__many_peers_in_order),
+		cmocka_unit_test(eq_cfg_parse__peers_within_the_maps_sizes),
+		cmocka_unit_test(eq_cfg_parse__duplicate_among_many),
 		cmocka_unit_test(eq_cfg_parse__comments_blank_lines_and_whitespace),
 		cmocka_unit_test(eq_cfg_parse__crlf_same_as_lf),
 		cmocka_unit_test(eq_cfg_parse__repeated_setting_last_wins),

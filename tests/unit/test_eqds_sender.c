@@ -569,18 +569,23 @@ static void counters__survive_the_tunnel(void **state)
 }
 
 /* The arbiter visits peers through live_next(): from any start it must
- * find the next set bit, wrapping, against a plain scan. */
+ * find the next set bit, wrapping, against a plain scan; for a table of
+ * 1024 slots and for sizes max_peers may give that are not whole words. */
 static void live_next__matches_a_scan(void **state)
 {
-	uint64_t a[EQDS_LIVE_WORDS], b[EQDS_LIVE_WORDS];
+	static const uint32_t sizes[] = { EQDS_MAX_PEERS, 16, 100, 1000, 16385 };
+	uint64_t a[16385 / 64 + 1], b[16385 / 64 + 1];
+	struct eqds e = {};
 
 	rng_state = 3;
 	for (int round = 0; round < 200; round++) {
-		uint32_t density = 1 + rnd32() % 200;
+		uint32_t density = 1 + rnd32() % 200, n = sizes[round % 5];
 
+		e.npeers = n;
+		e.live_words = (n + 63) / 64;
 		memset(a, 0, sizeof(a));
 		memset(b, 0, sizeof(b));
-		for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+		for (uint32_t i = 0; i < n; i++) {
 			if (rnd32() % 1000 < density)
 				live_set(a, i);
 			if (rnd32() % 1000 < density / 2)
@@ -589,18 +594,18 @@ static void live_next__matches_a_scan(void **state)
 		if (round % 10 == 0)
 			memset(a, 0, sizeof(a));
 		for (int k = 0; k < 20; k++) {
-			uint32_t from = rnd32() % (EQDS_MAX_PEERS + 70), want = EQDS_MAX_PEERS;
+			uint32_t from = rnd32() % (n + 70), want = n;
 			bool with_b = k % 2;
 
-			for (uint32_t j = 0; j < EQDS_MAX_PEERS; j++) {
-				uint32_t i = (from + j) % EQDS_MAX_PEERS;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t i = (from % n + j) % n;
 
 				if ((a[i / 64] | (with_b ? b[i / 64] : 0)) >> (i % 64) & 1) {
 					want = i;
 					break;
 				}
 			}
-			assert_int_equal(live_next(a, with_b ? b : NULL, from), want);
+			assert_int_equal(live_next(&e, a, with_b ? b : NULL, from), want);
 		}
 	}
 }

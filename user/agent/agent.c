@@ -105,7 +105,7 @@ static void io_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 	uint8_t buf[128];
 	uint32_t n;
 
-	if (peer >= EQ_MAX_PEERS || !a->peers.routed[peer]) {
+	if (peer >= a->npeers || !a->peers.routed[peer]) {
 		a->cnt.ctl_noroute++;
 		return;
 	}
@@ -280,7 +280,7 @@ static unsigned int wire_rx_all(struct agent *a)
 
 static void publish(struct agent *a)
 {
-	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+	for (uint32_t s = 0; s < a->npeers; s++) {
 		struct eq_agent_peer v;
 
 		if (!a->active[s])
@@ -301,7 +301,7 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 
 		a->ops->flush(a->sch, peer, now);
 		fprintf(stderr, "edgeqd: %s: flushed %s\n", a->ifname,
-			peer >= EQ_MAX_PEERS ? "every tunnel" : "one tunnel");
+			peer >= a->npeers ? "every tunnel" : "one tunnel");
 		ag.flush_done = ag.flush_seq;
 	}
 	ag.heartbeat_ns = alive ? now : 0;
@@ -328,7 +328,7 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 
 /* --- setup ------------------------------------------------------------- */
 
-#define CREDIT_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_credit))
+#define CREDIT_MAP_LEN	(a->npeers * sizeof(struct eq_credit))
 
 /* UMEM frames per socket, to receive and to send: the wire's and the
  * host's sockets; those of the wire's other receive queues only receive. */
@@ -384,7 +384,7 @@ static void credit_open(struct agent *a)
 		lend = false;
 	}
 	a->credit = m;
-	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++) {
+	for (uint32_t i = 0; i < a->npeers; i++) {
 		__atomic_store_n(&a->credit[i].lease.word, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&a->credit[i].handed, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&a->credit[i].taken, 0, __ATOMIC_RELEASE);
@@ -393,7 +393,7 @@ static void credit_open(struct agent *a)
 	a->lends = lend;
 }
 
-#define RX_MAP_LEN	(EQ_MAX_PEERS * sizeof(struct eq_rx))
+#define RX_MAP_LEN	(a->npeers * sizeof(struct eq_rx))
 
 static int bell_rung(void *ctx, void *data, size_t len)
 {
@@ -427,7 +427,7 @@ static void direct_rx_open(struct agent *a)
 		return;
 	}
 	a->rx = m;
-	for (uint32_t i = 0; i < EQ_MAX_PEERS; i++)
+	for (uint32_t i = 0; i < a->npeers; i++)
 		__atomic_store_n(&a->rx[i].order.word, 0, __ATOMIC_RELEASE);
 	a->ops->set_maps(a->sch, NULL, a->rx);
 }
@@ -526,6 +526,23 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 	    if_mac(ifname, a->wire_mac)) {
 		snprintf(err, len, "the internal veth (ifindex %u/%u) of %s is missing: detach and attach again",
 			 a->cfg.agent_ifindex, a->cfg.agent_peer_ifindex, ifname);
+		return -1;
+	}
+	/* Every per-peer map has as many slots as eq_peers (attach sizes
+	 * them by max_peers): the tables here, and the lengths mapped. */
+	{
+		struct bpf_map_info info = {};
+		__u32 ilen = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(a->fd_peers, &info, &ilen) || !info.max_entries) {
+			snprintf(err, len, "cannot read eq_peers' size: %s", strerror(errno));
+			return -1;
+		}
+		a->npeers = info.max_entries;
+	}
+	a->active = calloc(a->npeers, sizeof(*a->active));
+	if (!a->active || peertab_init(&a->peers, a->npeers)) {
+		snprintf(err, len, "no memory for %u peer slots", a->npeers);
 		return -1;
 	}
 	if (peertab_load(&a->peers, a->fd_peers)) {
@@ -670,6 +687,9 @@ void agent_close(struct agent *a)
 	if (a->rx)
 		munmap(a->rx, RX_MAP_LEN);
 	eqt_pool_fini(&a->pool);
+	peertab_free(&a->peers);
+	free(a->active);
+	a->active = NULL;
 	if (a->owns_state)
 		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
 		"control with no route %llu, ECN drops %llu, edge queue drops %llu, checksums "

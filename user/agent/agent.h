@@ -39,7 +39,8 @@ struct agent {
 	const struct eqt_scheme_ops *ops;	/* the scheme (core/scheme.h) ... */
 	void			*sch;		/* ... and its state */
 	struct peertab		peers;
-	bool			active[EQ_MAX_PEERS];	/* peers with state to publish */
+	uint32_t		npeers;		/* peer slots: eq_peers' max_entries */
+	bool			*active;	/* peers with state to publish */
 	struct eq_agent_counters cnt;	/* published in eq_agent */
 	uint32_t		frame_size;	/* the sockets' UMEM frames */
 	bool			lends;		/* fast path: credit lent to TC */

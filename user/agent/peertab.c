@@ -1,22 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Underlay address -> peer slot, and how to reach each peer. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "peertab.h"
 
-static uint32_t hash(const struct eq_addr *a)
+static uint32_t hash(const struct peertab *t, const struct eq_addr *a)
 {
 	uint32_t h = 2166136261u;	/* FNV-1a */
 
 	for (int i = 0; i < 16; i++)
 		h = (h ^ a->a[i]) * 16777619u;
-	return h & (PEERTAB_BUCKETS - 1);
+	return h & (t->nbuckets - 1);
+}
+
+int peertab_init(struct peertab *t, uint32_t slots)
+{
+	memset(t, 0, sizeof(*t));
+	t->n = slots;
+	for (t->nbuckets = 2; t->nbuckets < 2 * slots; t->nbuckets *= 2)
+		;
+	t->addr = calloc(slots, sizeof(*t->addr));
+	t->used = calloc(slots, sizeof(*t->used));
+	t->routed = calloc(slots, sizeof(*t->routed));
+	t->route = calloc(slots, sizeof(*t->route));
+	t->bucket = calloc(t->nbuckets, sizeof(*t->bucket));
+	t->scratch = calloc(slots, sizeof(*t->scratch));
+	return t->addr && t->used && t->routed && t->route && t->bucket && t->scratch ? 0 : -ENOMEM;
+}
+
+void peertab_free(struct peertab *t)
+{
+	free(t->addr);
+	free(t->used);
+	free(t->routed);
+	free(t->route);
+	free(t->bucket);
+	free(t->scratch);
+	memset(t, 0, sizeof(*t));
 }
 
 void peertab_set(struct peertab *t, uint32_t slot, bool used, const struct eq_addr *a)
 {
-	if (slot >= EQ_MAX_PEERS)
+	if (slot >= t->n)
 		return;
 	if (!used || !t->used[slot] || memcmp(&t->addr[slot], a, sizeof(*a)))
 		t->routed[slot] = false;
@@ -27,34 +54,57 @@ void peertab_set(struct peertab *t, uint32_t slot, bool used, const struct eq_ad
 
 void peertab_rehash(struct peertab *t)
 {
-	memset(t->bucket, 0, sizeof(t->bucket));
-	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
+	memset(t->bucket, 0, t->nbuckets * sizeof(*t->bucket));
+	for (uint32_t s = 0; s < t->n; s++) {
 		uint32_t b;
 
 		if (!t->used[s])
 			continue;
-		for (b = hash(&t->addr[s]); t->bucket[b]; b = (b + 1) & (PEERTAB_BUCKETS - 1))
+		for (b = hash(t, &t->addr[s]); t->bucket[b]; b = (b + 1) & (t->nbuckets - 1))
 			;
 		t->bucket[b] = (int32_t)s + 1;
 	}
 }
 
+/* The whole of eq_peers in as few system calls as the kernel allows: the
+ * agent rereads it every second, and one lookup per slot of 16,384 took
+ * as many calls. */
+static int read_all(struct peertab *t, int fd)
+{
+	__u32 keys[1024], out = 0, done = 0;
+	bool first = true;
+
+	while (done < t->n) {
+		__u32 count = t->n - done < 1024 ? t->n - done : 1024;
+		int rc = bpf_map_lookup_batch(fd, first ? NULL : &out, &out, keys,
+					      t->scratch + done, &count, NULL);
+
+		first = false;
+		done += count;
+		if (rc && errno == ENOENT)
+			break;	/* the end of the map */
+		if (rc)
+			return -errno;
+	}
+	return done == t->n ? 0 : -EIO;
+}
+
 int peertab_load(struct peertab *t, int peers_fd)
 {
-	for (uint32_t s = 0; s < EQ_MAX_PEERS; s++) {
-		struct eq_peer p;
-
-		if (bpf_map_lookup_elem(peers_fd, &s, &p))
-			return -errno;
-		peertab_set(t, s, p.flags & EQ_PEER_USED, &p.underlay);
-	}
+	/* One slot at a time where batches fail (a kernel without them). */
+	if (read_all(t, peers_fd))
+		for (uint32_t s = 0; s < t->n; s++)
+			if (bpf_map_lookup_elem(peers_fd, &s, &t->scratch[s]))
+				return -errno;
+	for (uint32_t s = 0; s < t->n; s++)
+		peertab_set(t, s, t->scratch[s].flags & EQ_PEER_USED, &t->scratch[s].underlay);
 	peertab_rehash(t);
 	return 0;
 }
 
 int peertab_find(const struct peertab *t, const struct eq_addr *a)
 {
-	for (uint32_t b = hash(a); t->bucket[b]; b = (b + 1) & (PEERTAB_BUCKETS - 1)) {
+	for (uint32_t b = hash(t, a); t->bucket[b]; b = (b + 1) & (t->nbuckets - 1)) {
 		int s = t->bucket[b] - 1;
 
 		if (!memcmp(&t->addr[s], a, sizeof(*a)))

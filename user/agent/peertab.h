@@ -4,7 +4,8 @@
  * from the pinned eq_peers map at start and again every second (peers are
  * added and removed by `edgeq peer` while the agent runs), and, per slot,
  * the Ethernet addresses to reach the peer, learnt from the frames TC
- * encapsulated towards it or received from it.
+ * encapsulated towards it or received from it.  Sized at start for the
+ * attachment's peer slots (max_peers).
  */
 #ifndef EDGEQ_AGENT_PEERTAB_H
 #define EDGEQ_AGENT_PEERTAB_H
@@ -14,16 +15,20 @@
 #include "edgeq/maps.h"
 #include "frame.h"
 
-#define PEERTAB_BUCKETS	(2 * EQ_MAX_PEERS)	/* a power of two */
-
 struct peertab {
-	struct eq_addr	addr[EQ_MAX_PEERS];
-	bool		used[EQ_MAX_PEERS];
-	bool		routed[EQ_MAX_PEERS];		/* route[] learnt */
-	struct eqf_route route[EQ_MAX_PEERS];
-	int32_t		bucket[PEERTAB_BUCKETS];	/* slot + 1, 0 empty */
+	uint32_t	n;		/* slots */
+	uint32_t	nbuckets;	/* a power of two, at least 2n */
+	struct eq_addr	*addr;
+	bool		*used;
+	bool		*routed;	/* route[] learnt */
+	struct eqf_route *route;
+	int32_t		*bucket;	/* slot + 1, 0 empty */
+	struct eq_peer	*scratch;	/* peertab_load()'s read of eq_peers */
 };
 
+/* 0, or -ENOMEM (then peertab_free() is still safe). */
+int peertab_init(struct peertab *t, uint32_t slots);
+void peertab_free(struct peertab *t);
 /* Rebuilds the table from eq_peers (fd); learnt routes of peers whose
  * address did not change are kept.  0 or -errno. */
 int peertab_load(struct peertab *t, int peers_fd);

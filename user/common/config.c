@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include "addr.h"
 #include "config.h"
@@ -79,9 +80,9 @@ static int add_peer(struct eq_cfg *cfg, const struct eq_cfg_peer *p)
 	return 0;
 }
 
-/* The numeric EQDS directives: name, bounds, unit, where the value goes. */
+/* The numeric directives: name, bounds, unit, where the value goes. */
 enum num_dst { N_DEAD_MS, N_BDP, N_EDGE, N_EDGE_ECN, N_REORDER, N_REORDER_US, N_LOSS_US, N_RTO_US,
-	       N_QUANTUM, N_BURST_US, N_ACK_DELAY_US };
+	       N_QUANTUM, N_BURST_US, N_ACK_DELAY_US, N_MAX_PEERS, N_MAX_PREFIXES };
 
 static const struct num_directive {
 	const char	*name;
@@ -100,13 +101,16 @@ static const struct num_directive {
 	{ "drr_quantum",	64, 1048576,	"bytes",	N_QUANTUM },
 	{ "pacer_burst_us",	10, 100000,	"microseconds",	N_BURST_US },
 	{ "ack_delay_us",	0, 10000,	"microseconds",	N_ACK_DELAY_US },
+	{ "max_peers",		EQ_PEERS_MIN, EQ_PEERS_LIMIT, "peer slots", N_MAX_PEERS },
+	{ "max_prefixes",	EQ_PEERS_MIN, EQ_PREFIXES_LIMIT, "prefixes", N_MAX_PREFIXES },
 };
 #define N_NUMBERS (sizeof(numbers) / sizeof(numbers[0]))
 
 static const char *number_names(void)
 {
 	return "agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, "
-	       "loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us";
+	       "loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, max_peers, "
+	       "max_prefixes";
 }
 
 static const char *number_usage(const char *name)
@@ -147,6 +151,8 @@ static int parse_number(struct eq_config *b, char **w, int nw)
 	case N_QUANTUM:		b->eqds.drr_quantum = (__u32)v; break;
 	case N_BURST_US:	b->eqds.burst_ns = v * 1000ULL; break;
 	case N_ACK_DELAY_US:	b->eqds.ack_delay_ns = (__u32)(v * 1000ULL); break;
+	case N_MAX_PEERS:	b->max_peers = (__u32)v; break;
+	case N_MAX_PREFIXES:	b->max_prefixes = (__u32)v; break;
 	}
 	return 0;
 }
@@ -160,6 +166,107 @@ int eq_scheme_parse(const char *w)
 	return -1;
 }
 
+/* The prefixes said so far, to find one said twice at the line that
+ * repeats it (first error wins) without comparing every pair: a config
+ * may have tens of thousands of peers (max_peers).  Open addressing over
+ * indices into cfg->peers (+1; 0 empty), grown at half full. */
+struct pfx_seen {
+	uint32_t	*slot;
+	uint32_t	cap;	/* a power of two */
+};
+
+static uint32_t pfx_hash(const struct eq_prefix_key *k)
+{
+	const uint8_t *b = (const uint8_t *)k;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+static void pfx_put(struct pfx_seen *s, const struct eq_cfg *cfg, uint32_t idx)
+{
+	uint32_t h = pfx_hash(&cfg->peers[idx].prefix);
+
+	while (s->slot[h & (s->cap - 1)])
+		h++;
+	s->slot[h & (s->cap - 1)] = idx + 1;
+}
+
+/* Is k one of cfg's peers' prefixes?  Grows the set first when it must
+ * (-ENOMEM). */
+static int pfx_check(struct pfx_seen *s, const struct eq_cfg *cfg, const struct eq_prefix_key *k)
+{
+	if (2 * (cfg->npeers + 1) > (size_t)s->cap) {
+		uint32_t *old = s->slot, cap = s->cap;
+
+		s->cap = cap ? 2 * cap : 64;
+		s->slot = calloc(s->cap, sizeof(*s->slot));
+		if (!s->slot) {
+			s->slot = old;
+			s->cap = cap;
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < cap; i++)
+			if (old[i])
+				pfx_put(s, cfg, old[i] - 1);
+		free(old);
+	}
+	for (uint32_t h = pfx_hash(k); s->slot[h & (s->cap - 1)]; h++)
+		if (!memcmp(&cfg->peers[s->slot[h & (s->cap - 1)] - 1].prefix, k, sizeof(*k)))
+			return 1;
+	return 0;
+}
+
+static int by_via(const void *a, const void *b)
+{
+	const struct eq_cfg_peer *x = *(struct eq_cfg_peer *const *)a, *y = *(struct eq_cfg_peer *const *)b;
+	int c = memcmp(&x->via, &y->via, sizeof(x->via));
+
+	return c ? c : x->line - y->line;
+}
+
+/* Each underlay peer with one scheme, and no more of them than the maps
+ * are sized for: sorted by address (idx, the peers), in n log n.  Of the
+ * clashes, the one whose later line comes first is reported. */
+static int check_peers(struct eq_cfg *cfg, struct eq_cfg_peer **idx, const char *name, char *err,
+		       size_t errlen)
+{
+	const struct eq_config *b = &cfg->bpf;
+	const struct eq_cfg_peer *bad = NULL, *with = NULL;
+	size_t n = cfg->npeers, vias = 0;
+
+	qsort(idx, n, sizeof(*idx), by_via);
+	for (size_t i = 0, head = 0; i < n; i++) {
+		if (i == 0 || memcmp(&idx[i]->via, &idx[head]->via, sizeof(idx[i]->via))) {
+			head = i;
+			vias++;
+			continue;
+		}
+		if (idx[i]->scheme != idx[head]->scheme && (!bad || idx[i]->line < bad->line)) {
+			bad = idx[i];
+			with = idx[head];
+		}
+	}
+	if (bad) {
+		char a[EQ_ADDRSTRLEN];
+
+		eq_addr_format(&bad->via, a, sizeof(a));
+		return fail(err, errlen, name, bad->line, "peer via %s is scheme %s here and %s on "
+			    "line %d: one underlay peer has one scheme", a, bad->scheme ? "eqds" : "none",
+			    with->scheme ? "eqds" : "none", with->line);
+	}
+	if (vias > b->max_peers)
+		return fail(err, errlen, name, 0, "%zu underlay peers (distinct 'via' addresses), more "
+			    "than max_peers %u: raise max_peers (up to %u)", vias, b->max_peers,
+			    EQ_PEERS_LIMIT);
+	if (n > b->max_prefixes)
+		return fail(err, errlen, name, 0, "%zu peer prefixes, more than max_prefixes %u: raise "
+			    "max_prefixes (up to %u)", n, b->max_prefixes, EQ_PREFIXES_LIMIT);
+	return 0;
+}
+
 /* Each peer's scheme: its own, or the config's.  One underlay peer has
  * one scheme, whatever prefixes go to it.  The attachment runs an agent
  * (eq_config.scheme eqds) when any peer is eqds; its scheme none peers
@@ -168,8 +275,12 @@ int eq_scheme_parse(const char *w)
 static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size_t errlen)
 {
 	struct eq_config *b = &cfg->bpf;
+	struct eq_cfg_peer **idx = calloc(cfg->npeers ? cfg->npeers : 1, sizeof(*idx));
 	bool agent = b->scheme == EQ_SCHEME_EQDS;
+	int rc;
 
+	if (!idx)
+		return fail(err, errlen, name, 0, "out of memory");
 	b->peer_scheme = b->scheme;
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		struct eq_cfg_peer *p = &cfg->peers[i];
@@ -177,19 +288,12 @@ static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size
 		if (p->scheme < 0)
 			p->scheme = (int)b->scheme;
 		agent |= p->scheme == EQ_SCHEME_EQDS;
-		for (size_t j = 0; j < i; j++) {
-			char a[EQ_ADDRSTRLEN];
-
-			if (memcmp(&cfg->peers[j].via, &p->via, sizeof(p->via)) ||
-			    cfg->peers[j].scheme == p->scheme)
-				continue;
-			eq_addr_format(&p->via, a, sizeof(a));
-			return fail(err, errlen, name, p->line,
-				    "peer via %s is scheme %s here and %s on line %d: one underlay "
-				    "peer has one scheme", a, p->scheme ? "eqds" : "none",
-				    cfg->peers[j].scheme ? "eqds" : "none", cfg->peers[j].line);
-		}
+		idx[i] = p;
 	}
+	rc = check_peers(cfg, idx, name, err, errlen);
+	free(idx);
+	if (rc)
+		return rc;
 	if (agent)
 		b->scheme = EQ_SCHEME_EQDS;
 	for (size_t i = 0; i < cfg->npeers; i++)
@@ -198,8 +302,8 @@ static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size
 }
 
 /* One directive; words[0] is the keyword. */
-static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, int ln,
-		      char *err, size_t errlen)
+static int parse_line(struct eq_cfg *cfg, struct pfx_seen *seen, char **w, int nw,
+		      const char *name, int ln, char *err, size_t errlen)
 {
 	struct eq_config *b = &cfg->bpf;
 	unsigned long v;
@@ -270,11 +374,11 @@ static int parse_line(struct eq_cfg *cfg, char **w, int nw, const char *name, in
 			return fail(err, errlen, name, ln, "'%s' is not a prefix (ADDRESS[/LEN])", w[1]);
 		if (eq_addr_parse(w[3], &p.via))
 			return fail(err, errlen, name, ln, "'%s' is not an IPv4 or IPv6 address", w[3]);
-		for (size_t i = 0; i < cfg->npeers; i++)
-			if (!memcmp(&cfg->peers[i].prefix, &p.prefix, sizeof(p.prefix)))
-				return fail(err, errlen, name, ln, "prefix '%s' is configured twice", w[1]);
-		if (add_peer(cfg, &p))
+		if ((rc = pfx_check(seen, cfg, &p.prefix)) > 0)
+			return fail(err, errlen, name, ln, "prefix '%s' is configured twice", w[1]);
+		if (rc < 0 || add_peer(cfg, &p))
 			return fail(err, errlen, name, ln, "out of memory");
+		pfx_put(seen, cfg, (uint32_t)cfg->npeers - 1);
 	} else if (!strcmp(w[0], "scheme")) {
 		int sc;
 
@@ -340,6 +444,9 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 	if (b->mtu && b->eqds.bdp_bytes && b->eqds.bdp_bytes < b->mtu)
 		return fail(err, errlen, name, 0, "bdp %u is below the mtu %u: not one packet could be pulled",
 			    b->eqds.bdp_bytes, b->mtu);
+	if (!b->max_prefixes)
+		b->max_prefixes = b->max_peers * EQ_PREFIXES_PER_PEER > EQ_PREFIXES_LIMIT ?
+				  EQ_PREFIXES_LIMIT : b->max_peers * EQ_PREFIXES_PER_PEER;
 	/* hold_tcp auto: on where the agent could not carry a bulk flow. */
 	if (b->eqds.hold_tcp == EQ_HOLD_AUTO)
 		b->eqds.hold_tcp = b->link_rate_bps >= EQ_HOLD_AUTO_BPS;
@@ -358,6 +465,7 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *err, size_t errlen)
 {
 	char *copy = strdup(text), *line, *save = NULL;
+	struct pfx_seen seen = {};
 	int ln = 0, rc = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -365,6 +473,7 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	cfg->bpf.entropy = EQ_ENTROPY_FLOW;
 	cfg->bpf.link_rate_bps = 10000000000ULL;
 	cfg->bpf.link_framing = EQ_ETH_FRAMING;
+	cfg->bpf.max_peers = EQ_MAX_PEERS;	/* max_prefixes: 4 per peer (validate) */
 	/* EQDS defaults, written out so that the pinned config shows them
 	 * (bdp stays 0: the agent derives it from the link rate). */
 	cfg->bpf.agent_dead_ns = 200 * 1000000ULL;
@@ -399,9 +508,10 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 			w[nw++] = tok;
 		}
 		if (!rc && nw)
-			rc = parse_line(cfg, w, nw, name, ln, err, errlen);
+			rc = parse_line(cfg, &seen, w, nw, name, ln, err, errlen);
 	}
 	free(copy);
+	free(seen.slot);
 	if (!rc)
 		rc = validate(cfg, name, err, errlen);
 	if (rc)

@@ -6,22 +6,16 @@
 #include "peers.h"
 #include "stats.h"
 
-static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via, bool plain,
-			      __u32 *slot)
+/* A free slot, from the maps' hint on (wrapping): attach fills a fresh
+ * table in order, so each of its peers finds one at the first look. */
+static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool plain, __u32 *slot)
 {
 	struct eq_underlay_val uv;
 	struct eq_peer p;
 
-	if (bpf_map_lookup_elem(m->underlay, via, &uv) == 0) {
-		/* One underlay peer, one scheme. */
-		if (bpf_map_lookup_elem(m->peers, &uv.peer, &p))
-			return -errno;
-		if (!(p.flags & EQ_PEER_PLAIN) != !plain)
-			return -EBUSY;
-		*slot = uv.peer;
-		return 0;
-	}
-	for (__u32 i = 0; i < EQ_MAX_PEERS; i++) {
+	for (__u32 k = 0; k < m->peer_slots; k++) {
+		__u32 i = (m->free_hint + k) % m->peer_slots;
+
 		if (bpf_map_lookup_elem(m->peers, &i, &p))
 			return -errno;
 		if (p.flags & EQ_PEER_USED)
@@ -45,13 +39,48 @@ static int find_or_alloc_slot(const struct eq_maps *m, const struct eq_addr *via
 			bpf_map_update_elem(m->peers, &i, &p, BPF_ANY);
 			return err;
 		}
+		m->free_hint = (i + 1) % m->peer_slots;
 		*slot = i;
 		return 0;
 	}
 	return -ENOSPC;
 }
 
-int eq_prefix_get(const struct eq_maps *m, const struct eq_prefix_key *k, struct eq_prefix_val *v)
+static int find_or_alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool plain,
+			      __u32 *slot, bool *fresh)
+{
+	*fresh = false;
+	struct eq_underlay_val uv;
+	struct eq_peer p;
+
+	if (bpf_map_lookup_elem(m->underlay, via, &uv) == 0) {
+		/* One underlay peer, one scheme. */
+		if (bpf_map_lookup_elem(m->peers, &uv.peer, &p))
+			return -errno;
+		if (!(p.flags & EQ_PEER_PLAIN) != !plain)
+			return -EBUSY;
+		*slot = uv.peer;
+		return 0;
+	}
+	*fresh = true;
+	return alloc_slot(m, via, plain, slot);
+}
+
+/* Undo alloc_slot(): a slot no prefix came to use. */
+static void free_slot(const struct eq_maps *m, __u32 slot)
+{
+	struct eq_peer p;
+
+	if (bpf_map_lookup_elem(m->peers, &slot, &p))
+		return;
+	bpf_map_delete_elem(m->underlay, &p.underlay);
+	memset(&p, 0, sizeof(p));
+	bpf_map_update_elem(m->peers, &slot, &p, BPF_ANY);
+}
+
+/* The exact prefix by a walk of the trie: for values written before they
+ * carried their prefixlen. */
+static int prefix_walk(const struct eq_maps *m, const struct eq_prefix_key *k, struct eq_prefix_val *v)
 {
 	struct eq_prefix_key cur, next;
 	bool first = true;
@@ -66,16 +95,28 @@ int eq_prefix_get(const struct eq_maps *m, const struct eq_prefix_key *k, struct
 	return -ENOENT;
 }
 
+/* An LPM lookup answers with the longest prefix that holds k's address
+ * within k's length: it is k itself when its length is k's. */
+int eq_prefix_get(const struct eq_maps *m, const struct eq_prefix_key *k, struct eq_prefix_val *v)
+{
+	if (bpf_map_lookup_elem(m->prefixes, k, v))
+		return -ENOENT;
+	if (v->prefixlen == k->prefixlen)
+		return 0;
+	return v->prefixlen ? -ENOENT : prefix_walk(m, k, v);
+}
+
 int eq_prefix_set(const struct eq_maps *m, const struct eq_prefix_key *k, const struct eq_prefix_val *v)
 {
 	return bpf_map_update_elem(m->prefixes, k, v, BPF_ANY) ? -errno : 0;
 }
 
-int eq_peer_add(const struct eq_maps *m, const struct eq_prefix_key *prefix,
+int eq_peer_add(struct eq_maps *m, const struct eq_prefix_key *prefix,
 		const struct eq_addr *via, bool plain, __u32 *slot)
 {
 	struct eq_prefix_val v = {};
 	struct eq_peer p;
+	bool fresh;
 	int err;
 
 	if (eq_prefix_get(m, prefix, &v) == 0) {
@@ -86,13 +127,18 @@ int eq_peer_add(const struct eq_maps *m, const struct eq_prefix_key *prefix,
 		}
 		return -EEXIST;
 	}
-	err = find_or_alloc_slot(m, via, plain, slot);
+	err = find_or_alloc_slot(m, via, plain, slot, &fresh);
 	if (err)
 		return err;
 	v.peer = *slot;
 	v.flags = 0;
-	if (bpf_map_update_elem(m->prefixes, prefix, &v, BPF_NOEXIST))
-		return -errno;
+	v.prefixlen = prefix->prefixlen;
+	if (bpf_map_update_elem(m->prefixes, prefix, &v, BPF_NOEXIST)) {
+		err = -errno;	/* -ENOSPC: the prefixes are full (max_prefixes) */
+		if (fresh)
+			free_slot(m, *slot);
+		return err;
+	}
 	return 0;
 }
 

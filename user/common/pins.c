@@ -107,6 +107,11 @@ int eq_maps_open(const char *dir, struct eq_maps *m)
 		eq_maps_close(m);
 		return err ? err : -ENOENT;
 	}
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	m->peer_slots = bpf_obj_get_info_by_fd(m->peers, &info, &len) ? EQ_MAX_PEERS : info.max_entries;
+	m->free_hint = 0;
 	return 0;
 }
 

@@ -24,6 +24,8 @@ struct eq_maps {
 	int peer_stats;
 	int underlay;
 	int stats;
+	__u32 peer_slots;	/* eq_peers' max_entries: the attachment's max_peers */
+	__u32 free_hint;	/* where the next free slot is looked for first */
 };
 
 const char *eq_pin_root(void);

@@ -75,7 +75,8 @@ struct eqt_scheme_ops {
 	bool	(*from_wire)(void *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 			     uint64_t now);
 	uint64_t (*run)(void *s, uint64_t now);		/* the next deadline */
-	void	(*flush)(void *s, uint32_t peer, uint64_t now);	/* EQ_MAX_PEERS: all */
+	void	(*flush)(void *s, uint32_t peer, uint64_t now);	/* EQ_NO_PEER (any slot past
+								 * the last): all */
 	/* The maps the scheme shares with TC and XDP (either may be NULL):
 	 * leases and backpressure (edgeq/lease.h), direct delivery (rx.h). */
 	void	(*set_maps)(void *s, struct eq_credit *credit, struct eq_rx *rx);

@@ -106,7 +106,7 @@ void eqds_rx_direct_retry(struct eqds *e)
 	if (!e->rx_open_waits)
 		return;
 	e->rx_open_waits = false;	/* set again by an open that still waits */
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
@@ -118,7 +118,7 @@ void eqds_rx_direct_retry(struct eqds *e)
  * the agent will look soon anyway. */
 static void look_at(struct eqds *e, uint64_t at)
 {
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
@@ -135,7 +135,7 @@ bool eqds_rx_direct_sleep(struct eqds *e, uint64_t until)
 	/* Our store, then XDP's `dirty`; XDP sets `dirty`, then reads our
 	 * store: one of the two sees the other. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
@@ -155,7 +155,7 @@ void eqds_rx_direct_awake(struct eqds *e)
 
 void eqds_set_rxmap(struct eqds *e, struct eq_rx *map)
 {
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
@@ -166,7 +166,7 @@ void eqds_set_rxmap(struct eqds *e, struct eq_rx *map)
 		return;
 	/* The counters go on from where they stand: each tunnel counts from
 	 * what it has seen. */
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->rx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 			struct rx_tunnel *r = e->rx[peer];

@@ -29,6 +29,43 @@ static uint64_t burst(const struct eqds_cfg *c)
 	return b < 4ULL * c->mtu ? 4ULL * c->mtu : b;
 }
 
+static void free_arrays(struct eqds *e)
+{
+	free(e->tx);
+	free(e->rx);
+	free(e->tx_live);
+	free(e->rx_live);
+	free(e->held);
+	free(e->last_seq);
+	free(e->host_taken);
+	free(e->weight);
+	free(e->retired);
+	e->tx = NULL;
+	e->rx = NULL;
+}
+
+/* The per-peer arrays, for n peers (calloc: zeroed, and untouched pages
+ * of a large table cost nothing until a peer uses them). */
+static int alloc_arrays(struct eqds *e, uint32_t n)
+{
+	e->npeers = n;
+	e->live_words = (n + 63) / 64;
+	e->tx = calloc(n, sizeof(*e->tx));
+	e->rx = calloc(n, sizeof(*e->rx));
+	e->tx_live = calloc(e->live_words, sizeof(uint64_t));
+	e->rx_live = calloc(e->live_words, sizeof(uint64_t));
+	e->held = calloc(e->live_words, sizeof(uint64_t));
+	e->last_seq = calloc(n, sizeof(*e->last_seq));
+	e->host_taken = calloc(n, sizeof(*e->host_taken));
+	e->weight = calloc(n, sizeof(*e->weight));
+	e->retired = calloc(n, sizeof(*e->retired));
+	if (e->tx && e->rx && e->tx_live && e->rx_live && e->held && e->last_seq &&
+	    e->host_taken && e->weight && e->retired)
+		return 0;
+	free_arrays(e);
+	return -ENOMEM;
+}
+
 struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 		      struct eqt_pool *pool, uint64_t now, uint64_t rand)
 {
@@ -42,7 +79,8 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 		return NULL;
 	}
 	e = calloc(1, sizeof(*e));
-	if (!e) {
+	if (!e || alloc_arrays(e, cfg->npeers ? cfg->npeers : EQDS_MAX_PEERS)) {
+		free(e);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -67,7 +105,7 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 	if (!e->pull_batch)
 		e->pull_batch = 1;
 	eqt_arbiter_init(&e->arbiter, cfg->link_bps, burst(cfg), cfg->drr_quantum, cfg->framing,
-			 EQDS_MAX_PEERS, now);
+			 e->npeers, now);
 	/* A full-size packet, or what fills half the ack delay at the link
 	 * rate, is a bulk flow's: its pulls must not wait.  Only small
 	 * packets (requests, responses, inner ACKs) wait for the timer. */
@@ -77,14 +115,20 @@ struct eqds *eqds_new(const struct eqds_cfg *cfg, const struct eqt_io *io,
 	return e;
 }
 
+uint32_t eqds_npeers(const struct eqds *e)
+{
+	return e->npeers;
+}
+
 void eqds_free(struct eqds *e)
 {
 	if (!e)
 		return;
-	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+	for (uint32_t i = 0; e->tx && e->rx && i < e->npeers; i++) {
 		eqds_tx_free(e, i, e->now);
 		eqds_rx_free(e, i);
 	}
+	free_arrays(e);
 	free(e);
 }
 
@@ -93,7 +137,7 @@ int eqds_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now)
 	int rc;
 
 	clock_seen(e, now);
-	if (peer >= EQDS_MAX_PEERS) {
+	if (peer >= e->npeers) {
 		eqt_pkt_put(e->pool, p);
 		return -EINVAL;
 	}
@@ -109,7 +153,7 @@ int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, ui
 	int rc;
 
 	clock_seen(e, now);
-	if (peer >= EQDS_MAX_PEERS) {
+	if (peer >= e->npeers) {
 		eqt_pkt_put(e->pool, p);
 		return -EINVAL;
 	}
@@ -127,7 +171,7 @@ bool eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eq
 	bool taken = false;
 
 	clock_seen(e, now);
-	if (peer >= EQDS_MAX_PEERS) {
+	if (peer >= e->npeers) {
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return false;
@@ -199,7 +243,7 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 	/* What the receivers say in this run goes at its end, one frame a
 	 * peer (receiver.c, eqds_rx_say()). */
 	e->hold_ctl = true;
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++) {
+	for (uint32_t w = 0; w < e->live_words; w++) {
 		uint64_t bits = e->tx_live[w] | e->rx_live[w];
 
 		for (; bits; bits &= bits - 1)
@@ -213,7 +257,7 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 	if ((d = eqds_tx_arbiter(e, now)) < next)
 		next = d;
 	if (e->cfg.idle_ns && next == EQT_NO_DEADLINE &&
-	    live_next(e->tx_live, e->rx_live, 0) < EQDS_MAX_PEERS)
+	    live_next(e, e->tx_live, e->rx_live, 0) < e->npeers)
 		next = now + e->cfg.idle_ns;
 	return next;
 }
@@ -221,7 +265,7 @@ uint64_t eqds_run(struct eqds *e, uint64_t now)
 void eqds_flush(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	clock_seen(e, now);
-	for (uint32_t i = 0; i < EQDS_MAX_PEERS; i++) {
+	for (uint32_t i = 0; i < e->npeers; i++) {
 		if (peer != EQDS_ALL_PEERS && i != peer)
 			continue;
 		eqds_tx_free(e, i, now);
@@ -231,7 +275,7 @@ void eqds_flush(struct eqds *e, uint32_t peer, uint64_t now)
 
 int eqds_set_weight(struct eqds *e, uint32_t peer, uint32_t weight)
 {
-	if (peer >= EQDS_MAX_PEERS || weight < 1 || weight > 1000)
+	if (peer >= e->npeers || weight < 1 || weight > 1000)
 		return -EINVAL;
 	e->weight[peer] = weight;
 	if (e->rx[peer])
@@ -272,8 +316,8 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 
 void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats *st)
 {
-	const struct tx_tunnel *t = peer < EQDS_MAX_PEERS ? e->tx[peer] : NULL;
-	const struct rx_tunnel *r = peer < EQDS_MAX_PEERS ? e->rx[peer] : NULL;
+	const struct tx_tunnel *t = peer < e->npeers ? e->tx[peer] : NULL;
+	const struct rx_tunnel *r = peer < e->npeers ? e->rx[peer] : NULL;
 
 	memset(st, 0, sizeof(*st));
 	if (t) {
@@ -303,7 +347,7 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->rx_bad_seq = r->st.rx_bad_seq;
 		st->rx_bad_epoch = r->st.rx_bad_epoch;
 	}
-	if (peer < EQDS_MAX_PEERS)
+	if (peer < e->npeers)
 		eqds_counters_add(st, &e->retired[peer]);
 }
 

@@ -31,7 +31,7 @@
 #include "edgeq/lease.h"
 #include "edgeq/rx.h"
 
-#define EQDS_MAX_PEERS	1024	/* = EQ_MAX_PEERS */
+#define EQDS_MAX_PEERS	1024	/* peers when cfg.npeers is 0 (= EQ_MAX_PEERS) */
 #define EQDS_ALL_PEERS	UINT32_MAX
 
 enum eqds_asl_policy {
@@ -42,6 +42,8 @@ enum eqds_asl_policy {
 struct eqds_cfg {
 	uint64_t	link_bps;	/* this host's access link: the pull pacer's and
 					 * the wire arbiter's rate */
+	uint32_t	npeers;		/* peer slots, numbered from 0 (the attachment's
+					 * max_peers); 0: EQDS_MAX_PEERS */
 	uint32_t	framing;	/* bytes each frame takes on that link beyond
 					 * its Ethernet header and payload (preamble,
 					 * gap, FCS: EQ_ETH_FRAMING on Ethernet) */
@@ -146,12 +148,14 @@ bool eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eq
  * ACKed, as if the module had sent it.  0, or as eqds_local() when the
  * tunnel it was sent in is gone and it must go again. */
 int eqds_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq, uint64_t now);
-/* The fast path: `bucket` is the shared eq_credit array (EQDS_MAX_PEERS
+/* The fast path: `bucket` is the shared eq_credit array (npeers
  * entries, all closed and zero); NULL turns it off and takes every lease
  * back.  The module also shows TC its edge queue there (what it took and
  * holds: backpressure), lending or not (cfg.no_lend). */
 void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket);
-/* Direct delivery: `map` is the shared eq_rx array (EQDS_MAX_PEERS
+/* The peer slots it was made for (cfg.npeers, or EQDS_MAX_PEERS). */
+uint32_t eqds_npeers(const struct eqds *e);
+/* Direct delivery: `map` is the shared eq_rx array (npeers
  * entries, all closed): XDP delivers a tunnel's in-order DATA itself while
  * its reorder queue is empty (edgeq/rx.h); NULL turns it off. */
 void eqds_set_rxmap(struct eqds *e, struct eq_rx *map);

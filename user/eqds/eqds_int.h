@@ -10,8 +10,6 @@
 #include "infl.h"
 #include "reorder.h"
 
-#define EQDS_LIVE_WORDS	(EQDS_MAX_PEERS / 64)
-
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
 #define PULL_BATCH_NS	16000	/* a PULL grants what the link drains in this */
@@ -143,21 +141,24 @@ struct eqds {
 	uint32_t		bdp_max;	/* cfg.bdp_bytes, or bdp_auto's cap */
 	uint64_t		now;	/* the latest time an entry point was given:
 					 * for eqds_set_bucket(), which takes none */
-	struct tx_tunnel	*tx[EQDS_MAX_PEERS];
-	struct rx_tunnel	*rx[EQDS_MAX_PEERS];
+	/* Per-peer arrays of npeers (cfg.npeers, the attachment's max_peers),
+	 * and bitmaps of live_words words. */
+	uint32_t		npeers, live_words;
+	struct tx_tunnel	**tx;
+	struct rx_tunnel	**rx;
 	/* Which of those exist, as bitmaps: the loops over peers visit only
 	 * these (a scan of all 1024 slots per packet capped the agent). */
-	uint64_t		tx_live[EQDS_LIVE_WORDS], rx_live[EQDS_LIVE_WORDS];
+	uint64_t		*tx_live, *rx_live;
 	/* The seq after the last one each peer's tunnels used: a new epoch
 	 * starts past it, whatever happened to the tunnel (flush, idle). */
-	uint32_t		last_seq[EQDS_MAX_PEERS];
+	uint32_t		*last_seq;
 	/* Packets from the host per peer (eqds_local()): TC counts what it
 	 * handed us in the bucket, and a new lease waits until they match. */
-	uint32_t		host_taken[EQDS_MAX_PEERS];
-	uint32_t		weight[EQDS_MAX_PEERS];
+	uint32_t		*host_taken;
+	uint32_t		*weight;
 	/* Counters of freed tunnels (idle, flushed): a peer's counters
 	 * only ever grow, whatever happens to its tunnels. */
-	struct eqds_peer_stats	retired[EQDS_MAX_PEERS];
+	struct eqds_peer_stats	*retired;
 	/* the Active Sender List (receiver side) */
 	uint32_t		asl_head, asl_tail;
 	uint32_t		asl_len;	/* tunnels in it */
@@ -173,7 +174,7 @@ struct eqds {
 	/* Within eqds_run(): the receivers' ACKs and PULLs are held, one
 	 * frame per peer at its end; `held` says which peers have some. */
 	bool			hold_ctl;
-	uint64_t		held[EQDS_LIVE_WORDS];
+	uint64_t		*held;
 	/* the wire arbiter (sender side) */
 	struct eqt_arbiter	arbiter;	/* the wire (core/arbiter.h) */
 };
@@ -212,30 +213,33 @@ static inline uint32_t tx_copies_due(const struct eqds *e, const struct tx_tunne
 static inline void live_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ULL << (i % 64); }
 static inline void live_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ULL << (i % 64)); }
 
-/* The first peer at or after `from` in the bitmap m (or in a | b when b is
- * given), wrapping around; EQDS_MAX_PEERS if there is none. */
-static inline uint32_t live_next(const uint64_t *a, const uint64_t *b, uint32_t from)
+/* The first peer at or after `from` in the bitmap a (or in a | b when b is
+ * given), wrapping around; e->npeers if there is none. */
+static inline uint32_t live_next(const struct eqds *e, const uint64_t *a, const uint64_t *b,
+				 uint32_t from)
 {
-	from %= EQDS_MAX_PEERS;
-	for (uint32_t k = 0; k <= EQDS_LIVE_WORDS; k++) {
-		uint32_t w = (from / 64 + k) % EQDS_LIVE_WORDS;
+	uint32_t words = e->live_words;
+
+	from %= e->npeers;
+	for (uint32_t k = 0; k <= words; k++) {
+		uint32_t w = (from / 64 + k) % words;
 		uint64_t bits = a[w] | (b ? b[w] : 0);
 
 		if (k == 0)
 			bits &= ~0ULL << (from % 64);
-		else if (k == EQDS_LIVE_WORDS)
+		else if (k == words)
 			bits &= (from % 64) ? ~(~0ULL << (from % 64)) : 0;
 		if (bits)
 			return w * 64 + (uint32_t)__builtin_ctzll(bits);
 	}
-	return EQDS_MAX_PEERS;
+	return e->npeers;
 }
 
-static inline uint32_t live_count(const uint64_t *m)
+static inline uint32_t live_count(const struct eqds *e, const uint64_t *m)
 {
 	uint32_t n = 0;
 
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		n += (uint32_t)__builtin_popcountll(m[w]);
 	return n;
 }

@@ -336,7 +336,7 @@ void eqds_set_bucket(struct eqds *e, struct eq_credit *bucket)
 {
 	/* No clock here: copies still due are dated from the module's last
 	 * event. */
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1) {
 			uint32_t peer = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
@@ -351,7 +351,7 @@ void eqds_lease_sync(struct eqds *e, uint64_t now)
 	eqds_rx_direct_retry(e);
 	if (!e->bucket)
 		return;
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++)
+	for (uint32_t w = 0; w < e->live_words; w++)
 		for (uint64_t bits = e->tx_live[w]; bits; bits &= bits - 1)
 			eqds_tx_lease_sync(e, w * 64 + (uint32_t)__builtin_ctzll(bits), now);
 }

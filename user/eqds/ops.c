@@ -18,6 +18,7 @@ static void cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 	*e = (struct eqds_cfg){
 		.link_bps = c->link_rate_bps ? c->link_rate_bps : 10000000000ULL,
 		.framing = c->link_framing,
+		.npeers = eq_max_peers(c),
 		.mtu = mtu,
 		.bdp_bytes = q->bdp_bytes,
 		.bdp_auto = !q->bdp_bytes,	/* not configured: it follows the RTT */
@@ -100,7 +101,7 @@ static uint64_t run(void *s, uint64_t now)
 
 static void flush(void *s, uint32_t peer, uint64_t now)
 {
-	eqds_flush(s, peer >= EQDS_MAX_PEERS ? EQDS_ALL_PEERS : peer, now);
+	eqds_flush(s, peer >= eqds_npeers(s) ? EQDS_ALL_PEERS : peer, now);
 }
 
 static void set_maps(void *s, struct eq_credit *credit, struct eq_rx *rx)

@@ -166,7 +166,7 @@ void eqds_rx_say(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t wha
 
 void eqds_rx_ctl_flush(struct eqds *e)
 {
-	for (uint32_t w = 0; w < EQDS_LIVE_WORDS; w++) {
+	for (uint32_t w = 0; w < e->live_words; w++) {
 		uint64_t bits = e->held[w];
 
 		e->held[w] = 0;

@@ -510,14 +510,14 @@ void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t no
 static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, bool *queued)
 {
 	struct eqds *e = ctx;
-	uint32_t n = live_count(e->tx_live), peer = from;
+	uint32_t n = live_count(e, e->tx_live), peer = from;
 
 	*queued = false;
 	for (uint32_t i = 0; i < n; i++, peer++) {
 		struct tx_tunnel *t;
 		struct eqt_q *q;
 
-		peer = live_next(e->tx_live, NULL, peer);
+		peer = live_next(e, e->tx_live, NULL, peer);
 		t = e->tx[peer];
 		if (!t || !(q = head_q(t, c)))
 			continue;
@@ -534,7 +534,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 		*head = q;
 		return peer;
 	}
-	return EQDS_MAX_PEERS;
+	return e->npeers;
 }
 
 static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
