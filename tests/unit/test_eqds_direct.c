@@ -27,6 +27,7 @@
 #include "edgeq/wire.h"
 #include "edgeq/rx.h"
 #include "eqds.h"
+#include "eqds_int.h"
 
 #define MTU		1500
 #define ISN		(7u << 10)
@@ -420,12 +421,14 @@ static void direct__flush_closes_the_word(void **state)
 static void direct__an_rts_of_a_new_epoch_moves_the_word(void **state)
 {
 	struct fx *f = fx_new(1000000000ULL);
-	uint32_t isn2 = ISN + (5u << 20);
-	struct eqt_hdr rts = { .type = EQ_T_RTS, .flags = EQ_F_SYN, .seq_ack = isn2, .pull = 4 };
+	struct eqt_hdr rts = { .type = EQ_T_RTS, .flags = EQ_F_SYN, .pull = 4 };
 	struct eqt_pkt *p;
+	uint32_t isn2;
 
 	agent_data(f, 0, 4);
 	assert_true(xdp(1, 0, false));
+	isn2 = epoch_after(stats(f).rx_expected);	/* where the next epoch starts */
+	rts.seq_ack = isn2;
 	eqds_wire(f->e, PEER, &rts, NULL, f->now);
 	assert_int_equal(stats(f).rx_expected, isn2);
 	assert_int_equal(word().parts.next, isn2);

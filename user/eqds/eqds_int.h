@@ -21,12 +21,21 @@
  * the receiver takes a SYN packet in that window as the current epoch's,
  * and a new epoch starts more than that past every seq of the last one. */
 #define EPOCH_SYN_SEQS	(1u << 20)
-/* How far past the next seq in order a new epoch may start: the sender's
- * next lies 4096 to 8191 epochs (4-8 Mi seqs) past what it or the
- * receiver last used (sender.c, new_epoch()).  A SYN further on is
- * answered with an RST, not taken (docs/eqds.md, "What a packet may
- * change"). */
-#define EPOCH_JUMP_MAX	(1u << 24)
+/* Where a new epoch starts: EPOCH_GAP epochs (4 Mi seqs, past the old
+ * epoch's SYN window) on from the epoch of `base`, the last seq the
+ * sender's tunnels used or, after an RST, the receiver's next in order
+ * (sender.c, new_epoch()).  Nothing random: a receiver that kept its
+ * state knows where its peer's next epoch starts, to within what the
+ * tunnel can have had in flight, and takes a SYN only there
+ * (receiver.c, epoch_expected()).  A forger off the path must hit that
+ * window, 35 Ki of the 4 Gi seqs at 10 Gbit/s, where 4-8 Mi of
+ * random start let one packet in 300 move a tunnel to its epoch. */
+#define EPOCH_GAP	4096u
+
+static inline uint32_t epoch_after(uint32_t base)
+{
+	return ((base >> EPOCH_SHIFT) + EPOCH_GAP) << EPOCH_SHIFT;
+}
 /* Acks a control packet may carry below the sender's cumulative ack (a
  * late ACK, a PULL overtaken by a later one), and seqs a DATA packet may
  * lie past the receiver's next in order beyond its reorder queue and two

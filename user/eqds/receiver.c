@@ -203,6 +203,15 @@ static uint32_t rx_window(const struct eqds *e, const struct rx_tunnel *r)
 	return r->q.lim + 2 * (uint32_t)(rx_bdp_cap(e) / e->cfg.mtu) + ACK_SLACK_SEQS;
 }
 
+/* Whether a SYN's seq lies where the peer's next epoch starts: its ISN
+ * is epoch_after() of the peer's last seq, which lies at most the window
+ * past our next in order, and its SYN packets run on from the ISN by what
+ * a first round trip can send, within the window again. */
+static bool epoch_expected(const struct eqds *e, const struct rx_tunnel *r, uint32_t seq)
+{
+	return seq - epoch_after(r->q.expected) < 2 * rx_window(e, r) + (1u << EPOCH_SHIFT);
+}
+
 /* The reorder queue's callbacks: a packet goes up to the host (the agent
  * frees nothing: the module does, after the call); a seq was lost on the
  * way, missing while later ones came: it is NACKed at once, with
@@ -254,11 +263,11 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	 * arrived (a new epoch starts beyond every seq of the last one),
 	 * it is a new epoch; before, an older one (sender.c, new_epoch()). */
 	cur = r->est && seq - r->isn < EPOCH_SYN_SEQS;
-	if (syn && !cur && r->est && !before(seq, r->q.expected) &&
-	    seq - r->q.expected >= EPOCH_JUMP_MAX) {
-		/* Further than a new epoch starts: not the peer's, or a peer
-		 * that restarted with a number of its own.  It is told where
-		 * to start (an RST only that peer takes: it echoes its seq). */
+	if (syn && !cur && r->est && !before(seq, r->q.expected) && !epoch_expected(e, r, seq)) {
+		/* Not where the peer's next epoch starts: not the peer's, or
+		 * a peer that restarted with a number of its own.  It is told
+		 * where to start (an RST only that peer takes: it echoes its
+		 * seq). */
 		r->st.rx_bad_epoch++;
 		send_rst(e, peer, r->q.expected, seq);
 		if (p)

@@ -15,13 +15,14 @@
 #include "eqds_int.h"
 
 /* A new epoch: past every seq this peer's tunnels used (next_seq, which
- * eqds_tx_get() takes from last_seq after a flush), and past `floor` (the
- * receiver's position, from an RST; 0 says it has none).  The step is
- * counted from that last seq, not from the old ISN: an epoch lives as
- * long as its tunnel and may use any number of seqs.  It is 4096 to 8191
- * epochs of 1024, random, so the new ISN lies more than 4 * EPOCH_SYN_SEQS
- * past the old epoch's SYN window and its last seq, and the receiver
- * cannot take it for the old epoch (receiver.c). */
+ * eqds_tx_get() takes from last_seq after a flush), or, after an RST that
+ * gives one, counted from `floor`, the receiver's next in order (0: it
+ * has no state).  The step is counted from that seq, not from the old
+ * ISN: an epoch lives as long as its tunnel and may use any number of
+ * seqs.  It is EPOCH_GAP epochs of 1024 on, so the new ISN lies more than
+ * 3 * EPOCH_SYN_SEQS past the old epoch's SYN window and its last seq,
+ * and the receiver cannot take it for the old epoch; and no more, so
+ * that the receiver knows where to expect it (epoch_after()). */
 static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
 {
 	uint32_t base = t->next_seq, isn;
@@ -29,15 +30,14 @@ static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32
 	if (!base && !floor) {
 		isn = (uint32_t)(eqds_rand(e) << EPOCH_SHIFT);
 	} else {
-		/* Our own last seq cannot lie further past the receiver's
-		 * than a tunnel has in flight: half the jump a receiver takes
-		 * further means this agent restarted and numbered from
-		 * nothing the receiver knows (a random ISN).  Counted from
-		 * there, the new epoch would lie as far again, be refused
-		 * again, and so on for ever. */
-		if (floor && (after(floor, base) || base - floor >= EPOCH_JUMP_MAX / 2))
+		/* From the receiver's floor when it gives one: where it
+		 * expects our next epoch.  Our own last seq lies past it by
+		 * what was in flight (far less than EPOCH_GAP: the new epoch
+		 * is past it too), or anywhere if this agent restarted and
+		 * numbered from a random ISN the receiver never knew. */
+		if (floor)
 			base = floor;
-		isn = ((base >> EPOCH_SHIFT) + (1u << 12) + (eqds_rand(e) & 0xfff)) << EPOCH_SHIFT;
+		isn = epoch_after(base);
 	}
 	t->isn = t->next_seq = t->cum_ack = isn;
 	t->infl.lo = t->infl.hi = isn;	/* nothing in flight here */
