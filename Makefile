@@ -14,7 +14,7 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 
 # Debian 12 packages: build, run, test.  Keep in step with README.md.
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
-	      libelf-dev zlib1g-dev pkg-config gcc make libjansson-dev
+	      libelf-dev zlib1g-dev pkg-config gcc make libjansson-dev libclang-rt-dev
 DEPS_RUN   := iproute2 ethtool
 DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox prometheus \
 	      systemd tmux
@@ -70,15 +70,22 @@ FSW_LIB	   := $(OUT)/libfabric.a
 LOAD_SRCS  := $(filter-out %/main.c,$(wildcard tests/fabric/load/*.c))
 LOAD_LIB   := $(OUT)/libeqload.a
 FABRIC_BINS := $(OUT)/fabric/eqswitch $(OUT)/fabric/eqload
+# libFuzzer harnesses (tests/fuzz/): each links its own build of the code
+# it fuzzes, instrumented by clang for coverage, AddressSanitizer and UBSan.
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(OUT)/tests/fuzz/%,$(FUZZ_SRCS))
+FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	      -fno-strict-aliasing -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/core -Iuser/eqds \
+	      -Iuser/common -Iuser/agent
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
 .SECONDARY:
 .DELETE_ON_ERROR:
-.PHONY: all deps test test-unit test-bpf test-netns test-fabric vmtest bench demo \
+.PHONY: all deps test test-unit test-fuzz test-bpf test-netns test-fabric vmtest bench demo \
 	demo-tunnel experiments clean install uninstall
 
-all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS)
+all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS) $(FUZZ_BINS)
 
 deps: $(OUT)/.deps
 $(OUT)/.deps: Makefile
@@ -163,12 +170,27 @@ $(OUT)/bench/%.o: bench/%.c | $(SKELS) $(OUT)/.deps
 $(OUT)/bench/%: $(OUT)/bench/%.o $(OUT)/tests/bpf/pkt.o $(AGENT_LIB) $(CORE_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# The frame layer and EQDS, each with its harness, in one clang run (no
+# objects of their own: they are small, and a harness needs them built
+# its way).
+$(OUT)/tests/fuzz/fuzz_frame: tests/fuzz/fuzz_frame.c user/agent/frame.c $(wildcard user/agent/*.h \
+			      user/core/*.h include/edgeq/*.h) | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_frame.c user/agent/frame.c
+$(OUT)/tests/fuzz/fuzz_eqds: tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c user/eqds/*.c \
+			     user/core/*.h user/eqds/*.h include/edgeq/*.h) | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c user/eqds/*.c)
+
 # Each layer prints TAP; tests/run.sh adds them up into one summary line.
 test: all
 	@tests/run.sh all
 
 test-unit: $(UNIT_BINS)
 	@tests/run.sh unit
+
+test-fuzz: $(FUZZ_BINS)
+	@tests/run.sh fuzz
 
 test-bpf: $(BPFT_BINS)
 	@tests/run.sh bpf

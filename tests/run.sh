@@ -12,7 +12,7 @@
 # TEST_TIMEOUT seconds, default 900); Ctrl-C ends the running test (its
 # cleanup runs) and the run.
 #
-# usage: tests/run.sh [all|unit|bpf|netns|fabric|vm|vmonly|FILE]...
+# usage: tests/run.sh [all|unit|fuzz|bpf|netns|fabric|vm|vmonly|FILE]...
 #   FILE: one test (a shell script, or a test binary), counted in the layer
 #   named by its directory
 set -u
@@ -116,6 +116,12 @@ layer_unit() {
 	# Shell tests of the test tools themselves (no root)
 	for t in tests/unit/test_*.sh; do [ -f "$t" ] && run_one unit bash "$t"; done
 }
+# The libFuzzer harnesses (tests/fuzz/): a fixed seed, then a short random
+# run (no root).
+layer_fuzz() {
+	local t
+	for t in tests/fuzz/test_*.sh; do [ -f "$t" ] && run_one fuzz bash "$t"; done
+}
 layer_bpf() {
 	need_root bpf || return 0
 	local t
@@ -177,13 +183,13 @@ run_file() {
 layers=("$@"); [ ${#layers[@]} -eq 0 ] && layers=(all)
 for l in "${layers[@]}"; do
 	case "$l" in
-	all) layer_unit; layer_bpf; layer_netns; layer_fabric; layer_vm ;;
-	unit|bpf|netns|fabric|vm|vmonly) "layer_$l" ;;
+	all) layer_unit; layer_fuzz; layer_bpf; layer_netns; layer_fabric; layer_vm ;;
+	unit|fuzz|bpf|netns|fabric|vm|vmonly) "layer_$l" ;;
 	*)	f=$l; case "$f" in /*) ;; *) f=$CALLER_DIR/$f ;; esac
 		if [ -f "$f" ]; then
 			run_file "$f"
 		else
-			echo "run.sh: unknown layer '$l' (all, unit, bpf, netns, fabric, vm, vmonly, or a test file)" >&2
+			echo "run.sh: unknown layer '$l' (all, unit, fuzz, bpf, netns, fabric, vm, vmonly, or a test file)" >&2
 			exit 2
 		fi ;;
 	esac
