@@ -116,17 +116,19 @@ static void print_agents(const struct eq_snap *all)
 {
 	const char *const *cnames = eq_agent_counter_names, *const *snames = eq_agent_socket_counter_names,
 		   *const *socks = eq_agent_socket_names;
-	char name[128], help[256], pid[16];
+	char name[128], help[256];
 
+	/* The pid is a value of its own, not a label of agent_up: a restart
+	 * would otherwise end one series and start another. */
 	family("edgeq_agent_up", "gauge",
 	       "1 when the attachment's agent is alive (heartbeat within agent_dead_ms).");
-	for (int i = 0; i < all->n; i++) {
-		const struct eq_snap_att *t = &all->a[i];
-
-		snprintf(pid, sizeof(pid), "%u", t->alive ? t->ag.pid : 0);
-		if (t->eqds)
-			sample("edgeq_agent_up", t, "pid", pid, NULL, NULL, t->alive);
-	}
+	for (int i = 0; i < all->n; i++)
+		if (all->a[i].eqds)
+			sample("edgeq_agent_up", &all->a[i], NULL, NULL, NULL, NULL, all->a[i].alive);
+	family("edgeq_agent_pid", "gauge", "The live agent's process id.");
+	for (int i = 0; i < all->n; i++)
+		if (all->a[i].alive)
+			sample("edgeq_agent_pid", &all->a[i], NULL, NULL, NULL, NULL, all->a[i].ag.pid);
 	family("edgeq_agent_heartbeat_age_seconds", "gauge", "Time since the agent's last heartbeat.");
 	for (int i = 0; i < all->n; i++)
 		if (all->a[i].alive)

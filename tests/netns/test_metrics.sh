@@ -77,6 +77,10 @@ n=$(grep -c "^edgeq_peer_srtt_seconds{$a_if," <<<"$M")
 check "per underlay peer, not per prefix: A has 2 peers, 2 srtt samples ($n)" [ "$n" = 2 ]
 got=$(value "$M" edgeq_agent_up "$a_if")
 check "edgeq_agent_up on A is 1 ($got)" [ "$got" = 1 ]
+want=$(jq -r --arg i "$TB_IFA" '.interfaces[] | select(.ifname == $i) | .agent_pid' <<<"$js")
+got=$(value "$M" edgeq_agent_pid "$a_if")
+check "edgeq_agent_pid is status's agent_pid ($got = $want), and agent_up has no pid label (a restart keeps its series)" \
+	bash -c "[ -n '$got' ] && [ '$got' = '$want' ] && ! grep -q '^edgeq_agent_up{.*pid=' <<<\"\$1\"" _ "$M"
 check "edgeq_prefix_info maps 10.77.0.2/32 to its peer" \
 	has "$M" "^edgeq_prefix_info\\{$a_if,prefix=\"10.77.0.2/32\",peer=\"10.77.0.2\",route=\"added\"\\} 1$"
 
