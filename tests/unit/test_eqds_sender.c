@@ -475,6 +475,36 @@ static void rto__silent_receiver_does_not_stop_the_tunnel(void **state)
 	fx_free(f);
 }
 
+/* A receiver that is quiet when nothing of ours is in flight (RTS mode
+ * before its first pull, or every packet ACKed with data still waiting):
+ * no RTO fires to find it silent, so the RTSs that ask it to pull find it
+ * so, one unanswered for an RTO after a quiet one, and the queue goes
+ * without credit.  Before, the RTSs went on asking and the tunnel sent
+ * nothing for as long as the receiving agent was down. */
+static void rts__an_unanswered_rts_with_nothing_in_flight_finds_the_receiver_silent(void **state)
+{
+	struct eqds_cfg c = cfg0;
+	struct fx *f;
+	struct eqds_peer_stats st;
+
+	c.rts = true;
+	f = fx_new_cfg(&c, 1024);
+	local(f, 2 * BDP / MTU);
+	/* One RTO: RTSs ask; nothing sent, not silent. */
+	run_until(f, RTO_NS + 1000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_true(f->rec.rts > 0);
+	assert_int_equal(f->rec.n_data, 0);
+	assert_int_equal(st.inflight_bytes, 0);
+	assert_int_equal(st.peer_silent, 0);
+	/* Unanswered for another: silent, and the queue goes. */
+	run_until(f, 3 * RTO_NS + 1000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 1);
+	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);
+	fx_free(f);
+}
+
 static uint64_t stats_silent(struct fx *f)
 {
 	struct eqds_peer_stats st;
@@ -1146,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(credit__bdp_growth_credited_once),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
+		cmocka_unit_test(rts__an_unanswered_rts_with_nothing_in_flight_finds_the_receiver_silent),
 		cmocka_unit_test(rto__waits_for_a_busy_receiver),
 		cmocka_unit_test(rto__believes_a_busy_time_up_to_a_second),
 		cmocka_unit_test(counters__survive_the_tunnel),

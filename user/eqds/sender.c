@@ -637,6 +637,17 @@ bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 	return true;
 }
 
+/* An RTS went an RTO (the floor: RTSs repeat at it) without an answer,
+ * after a quiet RTO before it, and the receiver did not say it was busy
+ * for longer: what the RTO path takes for silence (below). */
+static bool after_rts_unanswered(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
+{
+	uint64_t r = e->cfg.rto_ns;
+
+	return t->last_rts_ns > t->last_ctl_ns && now - t->last_rts_ns >= r &&
+	       now - t->last_ctl_ns >= 2 * r && now >= t->busy_until + r;
+}
+
 static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const struct eqt_hdr *h,
 		    uint64_t now)
 {
@@ -855,6 +866,17 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	/* Data waiting, not enough credit, and nothing heard for an RTO (or
 	 * RTS mode with nothing in flight): ask the receiver to pull. */
 	q = head_q(t, 0) ? head_q(t, 0) : head_q(t, 1);
+	if (q && t->credit < (int64_t)q->head->len && !t->infl.n && !t->peer_silent &&
+	    after_rts_unanswered(e, t, now)) {
+		/* Nothing in flight, so no RTO to find the receiver silent
+		 * above, and an RTS unanswered for an RTO: the same spell.
+		 * Without it, an agent that went down between two pulls, with
+		 * everything ACKed, stalled the tunnel for as long as it was
+		 * down (0 Gbit/s for the whole 2 s outage, 1 run in 3). */
+		t->st.peer_silent++;
+		t->peer_silent = true;
+		q = NULL;	/* the arbiter sends it: no RTS */
+	}
 	if (q && t->credit < (int64_t)q->head->len) {
 		uint64_t quiet = t->last_ctl_ns > t->last_rts_ns ? t->last_ctl_ns : t->last_rts_ns;
 
