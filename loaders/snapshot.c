@@ -98,7 +98,6 @@ static int read_attachment(const char *dir, const char *entry, bool first, void 
 	}
 	t->eqds = t->c.scheme == EQ_SCHEME_EQDS;
 	t->alive = t->eqds && eq_agent_state(dir, &t->c, &t->ag, &t->age_ns);
-	t->max_peers = m.peer_slots;
 	t->peers = calloc(m.peer_slots, sizeof(*t->peers));
 	r = calloc(1, sizeof(*r));
 	if (r)

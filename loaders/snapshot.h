@@ -40,7 +40,6 @@ struct eq_snap_att {
 	bool			eqds, alive, here, tc, xdp;
 	struct eq_snap_peer	*peers;
 	__u32			npeers;
-	__u32			max_peers;	/* the slots the maps have (max_peers) */
 	struct eq_snap_prefix	*prefixes;
 	__u32			nprefixes, cap_prefixes;
 };

@@ -57,14 +57,22 @@ static void line(int w, const char *fmt, ...)
 }
 
 /* The same peer in the earlier snapshot, if it was there. */
-static const struct eq_snap_peer *before(const struct eq_snap *old, const char *ifname, __u32 slot)
+/* The same peer in the last frame: at the same row, unless peers came or
+ * went (a search of every row for every peer took 10,000 peers 10^8
+ * steps a frame). */
+static const struct eq_snap_peer *before(const struct eq_snap *old, const char *ifname,
+					 __u32 slot, __u32 row)
 {
 	for (int i = 0; i < old->n; i++) {
-		if (strcmp(old->a[i].ifname, ifname))
+		const struct eq_snap_att *o = &old->a[i];
+
+		if (strcmp(o->ifname, ifname))
 			continue;
-		for (__u32 j = 0; j < old->a[i].npeers; j++)
-			if (old->a[i].peers[j].slot == slot)
-				return &old->a[i].peers[j];
+		if (row < o->npeers && o->peers[row].slot == slot)
+			return &o->peers[row];
+		for (__u32 j = 0; j < o->npeers; j++)
+			if (o->peers[j].slot == slot)
+				return &o->peers[j];
 	}
 	return NULL;
 }
@@ -100,7 +108,7 @@ static void show_att(const struct eq_snap_att *t, const struct eq_snap *old, dou
 		line(w, "%s: scheme none, link %.2f Gbit/s", t->ifname, t->c.link_rate_bps / 1e9);
 	/* Three short lines a peer, each within 80 columns. */
 	for (__u32 j = 0; j < t->npeers; j++) {
-		const struct eq_snap_peer *p = &t->peers[j], *q = before(old, t->ifname, p->slot);
+		const struct eq_snap_peer *p = &t->peers[j], *q = before(old, t->ifname, p->slot, j);
 		/* A peer new since the last frame: no rate yet (its counters
 		 * against zero would be all it ever did, as per second). */
 		if (!q)

@@ -6,11 +6,16 @@
 # besides B, each with its own /32 prefix and so its own route.
 #  1. attach succeeds, every prefix is in the map and has its route (MTU);
 #     status (text and JSON) lists them all; the agent runs and reads them;
-#  2. traffic to B among them: ping and a TCP transfer (SHA-256 checked);
+#  2. traffic to B among them, in the last slots: ping, ping6 and a TCP
+#     transfer (SHA-256 checked);
 #  3. `peer add` of one more and `peer del` of one, with the agent running;
 #  4. a config with more underlay peers than max_peers, or more prefixes
 #     than max_prefixes, is refused before anything is hooked;
-#  5. detach removes every route and pin.
+#  5. detach removes every route and pin;
+#  6. route MTUs in batches, as many prefixes go: a prefix with a route of
+#     the user's own among them gets the MTU on that route, and has it
+#     taken off at detach; a bad prefix among them (a local address) fails
+#     attach with the message one prefix at a time gives, leaving no route.
 # The times of attach, status, peer add/del and detach, the agent's memory
 # and the maps' are printed as comments (figures for docs/operations.md,
 # not timed checks: the machines are shared).
@@ -25,12 +30,18 @@ tb_start
 # The fake peers' prefixes, 172.16.0.0/12, leave through B (their next hop);
 # their underlay addresses are 10.78.x.y, nowhere: nothing is sent to them.
 in_a ip route add 172.16.0.0/12 via 10.77.0.2 dev "$TB_IFA"
+# B's own peer lines last: its slots are the last ones (10,000 and on),
+# past the first 1024 that the maps held before and past the agent's
+# first batch read of the peer table.
 {
+	grep -v '^peer' "$TB_TMP/a.conf"
 	printf 'scheme eqds\nmax_peers 16384\n'
 	awk -v n="$N" 'BEGIN { for (i = 1; i <= n; i++)
 		printf "peer 172.16.%d.%d/32 via 10.78.%d.%d\n", int(i / 256), i % 256,
 			int(i / 256), i % 256 }'
-} >>"$TB_TMP/a.conf"
+	grep '^peer' "$TB_TMP/a.conf"
+} >"$TB_TMP/many.conf"
+mv "$TB_TMP/many.conf" "$TB_TMP/a.conf"
 printf 'scheme eqds\n' >>"$TB_TMP/b.conf"
 
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
@@ -108,6 +119,32 @@ t_detach=$(ms "$t0")
 left=$(in_a ip route show proto 233 | wc -l)
 check "detach removed every route it added ($left left, ${t_detach} ms)" [ "$left" -eq 0 ]
 check "and its pins" [ ! -e "$TB_PIN_A" ]
+
+# Batches with a user's own route among them, then with a bad prefix.
+in_a ip route add 172.30.0.0/24 via 10.77.0.2 dev "$TB_IFA"
+{
+	grep -v '^peer\|^max_peers' "$TB_TMP/a.conf"
+	awk 'BEGIN { for (i = 1; i <= 40; i++) printf "peer 172.17.0.%d/32 via 10.78.0.1\n", i }'
+	echo "peer 172.30.0.0/24 via 10.78.0.1"
+} >"$TB_TMP/own.conf"
+check "attach with 41 prefixes, one with a route of the user's own" \
+	eq_a attach "$TB_IFA" --config "$TB_TMP/own.conf"
+r=$(in_a ip -4 route show 172.30.0.0/24)
+added=$(in_a ip -4 route show proto 233 | grep -c '^172\.17\.0\..* mtu ')
+check "the user's route got the MTU ('$r'), the 40 others a route each ($added)" \
+	bash -c "grep -q ' mtu ' <<<'$r' && ! grep -q 'proto 233' <<<'$r' && [ $added -eq 40 ]"
+check "detach" eq_a detach "$TB_IFA"
+r=$(in_a ip -4 route show 172.30.0.0/24)
+check "detach took the MTU off the user's route and left it ('$r'), and removed ours" \
+	bash -c "[ -n '$r' ] && ! grep -q ' mtu ' <<<'$r' && [ -z \"\$(ip -n $TB_A route show proto 233)\" ]"
+sed -i 's|^peer 172.17.0.20/32 via 10.78.0.1$|peer 10.77.0.1/32 via 10.78.0.1|' "$TB_TMP/own.conf"
+out=$(eq_a attach "$TB_IFA" --config "$TB_TMP/own.conf" 2>&1); rc=$?
+echo "$out" | as_comment
+left=$(in_a ip route show proto 233 | wc -l)
+check "a local address among 41 prefixes: refused, named as one at a time names it, no route left ($left)" \
+	bash -c "[ $rc -ne 0 ] && grep -q 'peer prefix 10.77.0.1/32 is a local address of this host' <<<\"\$1\" && [ $left -eq 0 ]" _ "$out"
+r=$(in_a ip -4 route show 172.30.0.0/24)
+check "... and the user's route as it was ('$r')" bash -c "[ -n '$r' ] && ! grep -q ' mtu ' <<<'$r'"
 
 # Beyond the maps: refused before anything is hooked.
 cp "$TB_TMP/a.conf" "$TB_TMP/over.conf"

@@ -530,15 +530,10 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 	}
 	/* Every per-peer map has as many slots as eq_peers (attach sizes
 	 * them by max_peers): the tables here, and the lengths mapped. */
-	{
-		struct bpf_map_info info = {};
-		__u32 ilen = sizeof(info);
-
-		if (bpf_obj_get_info_by_fd(a->fd_peers, &info, &ilen) || !info.max_entries) {
-			snprintf(err, len, "cannot read eq_peers' size: %s", strerror(errno));
-			return -1;
-		}
-		a->npeers = info.max_entries;
+	a->npeers = eq_map_max_entries(a->fd_peers);
+	if (!a->npeers) {
+		snprintf(err, len, "cannot read eq_peers' size: %s", strerror(errno));
+		return -1;
 	}
 	a->active = calloc(a->npeers, sizeof(*a->active));
 	if (!a->active || peertab_init(&a->peers, a->npeers)) {

@@ -4,15 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "addr.h"
 #include "peertab.h"
 
 static uint32_t hash(const struct peertab *t, const struct eq_addr *a)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (int i = 0; i < 16; i++)
-		h = (h ^ a->a[i]) * 16777619u;
-	return h & (t->nbuckets - 1);
+	return eq_hash_bytes(a, sizeof(*a)) & (t->nbuckets - 1);
 }
 
 int peertab_init(struct peertab *t, uint32_t slots)

@@ -22,4 +22,16 @@ void eq_prefix_format(const struct eq_prefix_key *k, char *buf, size_t len);
 /* True when prefix k contains address a. */
 bool eq_prefix_contains(const struct eq_prefix_key *k, const struct eq_addr *a);
 
+/* FNV-1a over n bytes: the hash of the open-addressed tables of addresses
+ * (the agent's peer table) and prefixes (the config's duplicate check). */
+static inline unsigned int eq_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	unsigned int h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
 #endif

@@ -175,19 +175,9 @@ struct pfx_seen {
 	uint32_t	cap;	/* a power of two */
 };
 
-static uint32_t pfx_hash(const struct eq_prefix_key *k)
-{
-	const uint8_t *b = (const uint8_t *)k;
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
 static void pfx_put(struct pfx_seen *s, const struct eq_cfg *cfg, uint32_t idx)
 {
-	uint32_t h = pfx_hash(&cfg->peers[idx].prefix);
+	uint32_t h = eq_hash_bytes(&cfg->peers[idx].prefix, sizeof(struct eq_prefix_key));
 
 	while (s->slot[h & (s->cap - 1)])
 		h++;
@@ -213,7 +203,7 @@ static int pfx_check(struct pfx_seen *s, const struct eq_cfg *cfg, const struct 
 				pfx_put(s, cfg, old[i] - 1);
 		free(old);
 	}
-	for (uint32_t h = pfx_hash(k); s->slot[h & (s->cap - 1)]; h++)
+	for (uint32_t h = eq_hash_bytes(k, sizeof(*k)); s->slot[h & (s->cap - 1)]; h++)
 		if (!memcmp(&cfg->peers[s->slot[h & (s->cap - 1)] - 1].prefix, k, sizeof(*k)))
 			return 1;
 	return 0;

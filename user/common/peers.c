@@ -66,16 +66,16 @@ static int find_or_alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool
 	return alloc_slot(m, via, plain, slot);
 }
 
-/* Undo alloc_slot(): a slot no prefix came to use. */
-static void free_slot(const struct eq_maps *m, __u32 slot)
+/* A slot no prefix uses any more (or came to use): free for another. */
+static int free_slot(const struct eq_maps *m, __u32 slot)
 {
 	struct eq_peer p;
 
 	if (bpf_map_lookup_elem(m->peers, &slot, &p))
-		return;
+		return -errno;
 	bpf_map_delete_elem(m->underlay, &p.underlay);
 	memset(&p, 0, sizeof(p));
-	bpf_map_update_elem(m->peers, &slot, &p, BPF_ANY);
+	return bpf_map_update_elem(m->peers, &slot, &p, BPF_ANY) ? -errno : 0;
 }
 
 /* The exact prefix by a walk of the trie: for values written before they
@@ -99,6 +99,7 @@ static int prefix_walk(const struct eq_maps *m, const struct eq_prefix_key *k, s
  * within k's length: it is k itself when its length is k's. */
 int eq_prefix_get(const struct eq_maps *m, const struct eq_prefix_key *k, struct eq_prefix_val *v)
 {
+	v->prefixlen = 0;	/* a value written before it had one is shorter */
 	if (bpf_map_lookup_elem(m->prefixes, k, v))
 		return -ENOENT;
 	if (v->prefixlen == k->prefixlen)
@@ -160,7 +161,6 @@ int eq_peer_del(const struct eq_maps *m, const struct eq_prefix_key *prefix)
 {
 	struct eq_prefix_val v;
 	struct slot_use use;
-	struct eq_peer p;
 	int err = eq_prefix_get(m, prefix, &v);
 
 	if (err)
@@ -172,11 +172,7 @@ int eq_peer_del(const struct eq_maps *m, const struct eq_prefix_key *prefix)
 	err = eq_prefix_foreach(m, check_use, &use);
 	if (err < 0 || use.used)
 		return err < 0 ? err : 0;
-	if (bpf_map_lookup_elem(m->peers, &v.peer, &p))
-		return -errno;
-	bpf_map_delete_elem(m->underlay, &p.underlay);
-	memset(&p, 0, sizeof(p));
-	return bpf_map_update_elem(m->peers, &v.peer, &p, BPF_ANY) ? -errno : 0;
+	return free_slot(m, v.peer);
 }
 
 int eq_prefix_foreach(const struct eq_maps *m, eq_prefix_fn fn, void *arg)

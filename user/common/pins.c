@@ -107,12 +107,19 @@ int eq_maps_open(const char *dir, struct eq_maps *m)
 		eq_maps_close(m);
 		return err ? err : -ENOENT;
 	}
+	m->peer_slots = eq_map_max_entries(m->peers);
+	if (!m->peer_slots)
+		m->peer_slots = EQ_MAX_PEERS;
+	m->free_hint = 0;
+	return 0;
+}
+
+__u32 eq_map_max_entries(int fd)
+{
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
 
-	m->peer_slots = bpf_obj_get_info_by_fd(m->peers, &info, &len) ? EQ_MAX_PEERS : info.max_entries;
-	m->free_hint = 0;
-	return 0;
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
 }
 
 void eq_maps_close(struct eq_maps *m)

@@ -45,6 +45,9 @@ void eq_pin_ifname(const char *entry, char *ifname, size_t len);
 int eq_path(char *buf, size_t len, const char *dir, const char *name);
 /* Open the pinned maps under dir; -errno if any is missing. */
 int eq_maps_open(const char *dir, struct eq_maps *m);
+/* A map's max_entries (the peer maps': the attachment's max_peers), or 0
+ * when it cannot be read. */
+__u32 eq_map_max_entries(int fd);
 void eq_maps_close(struct eq_maps *m);
 int eq_config_read(const struct eq_maps *m, struct eq_config *cfg);
 int eq_config_write(const struct eq_maps *m, const struct eq_config *cfg);
