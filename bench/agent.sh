@@ -41,8 +41,8 @@ for s in a b; do
 	# RTS: the unscheduled first BDP waits for a pull instead of being sent
 	# (no switch here to trim it); a BDP large enough that credit is never
 	# what limits a flood on a veth.
-	printf 'scheme eqds\neqds_mode rts\nbdp 262144\nfast_path off\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.eqds.conf"
-	printf 'scheme eqds\neqds_mode rts\nbdp 262144\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.fastrts.conf"
+	printf 'scheme eqds\neqds.mode rts\nbdp 262144\nfast_path off\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.eqds.conf"
+	printf 'scheme eqds\neqds.mode rts\nbdp 262144\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.fastrts.conf"
 	# Idle RTT: the defaults (trimming mode, fast path on), and without it.
 	printf 'scheme eqds\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.fast.conf"
 	printf 'scheme eqds\nfast_path off\n' | cat "$TB_TMP/$s.conf" - >"$TB_TMP/$s.nofast.conf"

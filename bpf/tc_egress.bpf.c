@@ -426,7 +426,7 @@ int tc_egress(struct __sk_buff *skb)
 				 * it (a GSO packet above 1 BDP: held back, TCP
 				 * shrank its window to 2 segments), does it join
 				 * the agent's queue. */
-				if (cfg->eqds.hold_tcp &&
+				if (cfg->tunnel.hold_tcp &&
 				    ((bucket->lease.parts.bytes & EQ_LEASE_OPEN) || waiting) &&
 				    need <= bucket->cap && tcp_in_flight(skb)) {
 					st->tx_credit_wait++;
@@ -445,7 +445,7 @@ int tc_egress(struct __sk_buff *skb)
 				 * with its next ACK, as after a full qdisc) and
 				 * slows down, instead of the agent losing it. */
 				if ((agent & EQ_AGENT_SHOWS_QUEUE) &&
-				    waiting + segs > cfg->eqds.edge_limit) {
+				    waiting + segs > cfg->tunnel.edge_limit) {
 					st->tx_backpressure++;
 					return TC_ACT_SHOT;
 				}

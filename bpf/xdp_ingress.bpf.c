@@ -560,7 +560,7 @@ int xdp_ingress(struct xdp_md *ctx)
 		/* Next in order and the agent holds nothing back: ours. */
 		if (!segs || !eq_rx_take_n(&rx->order.word, seq, segs))
 			goto to_agent;
-		deliver_direct(rx, &slot, eq, o.ecn, spent, segs, cfg->eqds.ack_delay_ns, st);
+		deliver_direct(rx, &slot, eq, o.ecn, spent, segs, cfg->tunnel.ack_delay_ns, st);
 		st->rx_direct++;
 	}
 	if (!eq_seq_before(seq, peer->rx_seq_next))

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "cmd.h"
+#include "settings.h"
 
 static bool verbose;
 
@@ -86,7 +87,9 @@ static const struct command {
 	  "change the peers of a live attachment (scheme: the config's unless given)",
 	  "edgeq peer add 10.1.2.0/24 via 192.0.2.12 dev eth0" },
 	{ "features", "", "check the kernel features edgeq needs", "edgeq features" },
-	{ "help", "[COMMAND]", "this text, or one command's", "edgeq help attach" },
+	{ "help", "[COMMAND|config]", "this text, or one command's; config: every setting of the\n"
+	  "  config file, its values and default (docs/config.md says what each does)",
+	  "edgeq help config" },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -110,6 +113,60 @@ static void usage(FILE *f)
 		"visible, unlike 'ip netns exec'); 'nsenter --net=...' works too.\n"
 		"State is pinned under /sys/fs/bpf/edgeq/<ifname>/: see README.md.\n"
 		"Exit status: 0 done, 1 failed, 2 usage error.\n");
+}
+
+/* `edgeq help config`: the settings tables (settings.h), one line each:
+ * what a config file may say, the values, the default. */
+static void setting_help(FILE *f, const struct eq_setting *r)
+{
+	char what[256], def[64] = "";
+
+	switch (r->type) {
+	case EQ_SET_UINT: {
+		uint64_t sc = r->scale ? r->scale : 1;
+
+		snprintf(what, sizeof(what), "%llu-%llu%s%s", (unsigned long long)r->min,
+			 (unsigned long long)r->max, r->unit ? " " : "", r->unit ? r->unit : "");
+		snprintf(def, sizeof(def), "%llu", (unsigned long long)(r->def / sc));
+		break;
+	}
+	case EQ_SET_RATE:
+		snprintf(what, sizeof(what), "RATE (bit, kbit, mbit, gbit)");
+		snprintf(def, sizeof(def), r->def % 1000000000 ? "%llumbit" : "%llugbit",
+			 (unsigned long long)(r->def / (r->def % 1000000000 ? 1000000 : 1000000000)));
+		break;
+	case EQ_SET_WORDS:
+		eq_setting_words(r, "|", what, sizeof(what));
+		for (const struct eq_setting_word *w = r->words; w->word; w++)
+			if (w->value == r->def)
+				snprintf(def, sizeof(def), "%s", w->word);
+		break;
+	}
+	fprintf(f, "  %-20s %-30s default %s%s%s\n", r->name, what, r->rule ? r->rule : def,
+		r->alias ? ", also read as " : "", r->alias ? r->alias : "");
+}
+
+static void eq_settings_help(FILE *f)
+{
+	char names[128];
+
+	eq_scheme_names("|", names, sizeof(names));
+	fprintf(f, "edgeq config files (docs/config.md): one directive per line, '#' comments.\n"
+		"  local ADDRESS                       the underlay address (once per family)\n"
+		"  node_id 0-65535                     default: the low 16 bits of the first local\n"
+		"  peer PREFIX via ADDRESS [scheme S]  carry PREFIX to the edgeq host at ADDRESS\n"
+		"  scheme %-28s the peers' default scheme: none\n"
+		"The tunnel's settings:\n", names);
+	for (size_t i = 0; i < eq_tunnel_nsettings; i++)
+		setting_help(f, &eq_tunnel_settings[i]);
+	for (size_t i = 0; i < eq_nschemes; i++) {
+		if (!eq_schemes[i].nset)
+			continue;
+		fprintf(f, "Scheme %s's settings (%s.KEY VALUE):\n", eq_schemes[i].name,
+			eq_schemes[i].name);
+		for (size_t j = 0; j < eq_schemes[i].nset; j++)
+			setting_help(f, &eq_schemes[i].set[j]);
+	}
 }
 
 static void command_usage(FILE *f, const struct command *c)
@@ -177,6 +234,10 @@ int main(int argc, char **argv)
 
 		if (!name) {
 			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(name, "config") && !c) {
+			eq_settings_help(stdout);
 			return 0;
 		}
 		if (!c) {

@@ -8,6 +8,7 @@
 #include "addr.h"
 #include "cmd.h"
 #include "config.h"
+#include "settings.h"
 #include "peers.h"
 
 static int open_iface(const char *ifname, struct eq_maps *m, struct eq_config *c)
@@ -65,7 +66,10 @@ static int peer_add(const char *ifname, const char *prefix, const char *via, con
 	int sc = scheme ? eq_scheme_parse(scheme) : (int)c.peer_scheme;
 
 	if (sc < 0) {
-		eq_err("scheme '%s': use none or eqds", scheme);
+		char names[128];
+
+		eq_scheme_names(NULL, names, sizeof(names));
+		eq_err("scheme '%s': use %s", scheme, names);
 		rc = -EINVAL;
 		goto out;
 	}

@@ -145,16 +145,19 @@ enum eq_agent_down {
 	EQ_DOWN_DROP		= 2,	/* drop, counted in eq_stats.tx_agent_down */
 };
 
-/* EQDS parameters (docs/config.md); the agent reads them from the pinned
- * eq_config, so a restarted agent resumes with the same settings. */
-struct eq_eqds_config {
+/* The tunnel's settings (docs/config.md), whatever scheme carries it: the
+ * agent reads them from the pinned eq_config, so a restarted agent resumes
+ * with the same settings; TC and XDP read the few they act on. */
+struct eq_tunnel_config {
 	__u32	bdp_bytes;		/* 1 BDP: first-RTT burst and pull target cap */
-	__u32	rts;			/* 1: RTS mode, no unscheduled burst */
+	__u32	unused0;		/* unused0 and 1 were EQDS's mode and ASL
+					 * policy (now eq_scheme_settings), kept so
+					 * that older pins read the same */
 	__u32	edge_limit;		/* per-destination edge queue, packets */
 	__u32	edge_ecn;		/* CE-mark ECT traffic above this many packets */
 	__u32	reorder_limit;		/* reorder queue per tunnel, packets; 0: what
 					 * the link delivers in 2 ms (128-4096) */
-	__u32	policy;			/* enum: 0 fifo, 1 weighted */
+	__u32	unused1;
 	__u64	reorder_ns;		/* give up on a gap after this long */
 	__u64	rto_ns;			/* retransmission timeout */
 	__u32	drr_quantum;		/* bytes per class per DRR round */
@@ -168,6 +171,17 @@ struct eq_eqds_config {
 					 * came is NACKed as lost; 0: off */
 	__u64	burst_ns;		/* the pacers' bucket, in time at the link
 					 * rate (0: 150 us), at least 4 MTUs */
+};
+
+/* Each scheme's own settings (`SCHEME.KEY VALUE` in the config), one
+ * member per scheme with settings, read by that scheme's module only; the
+ * config parser fills them from a table (user/common/settings.c), so BPF
+ * and the loader never look inside.  A new scheme appends its struct. */
+struct eq_scheme_settings {
+	struct {
+		__u32	mode;		/* eqds.mode: 0 trim, 1 rts (no unscheduled burst) */
+		__u32	asl;		/* eqds.asl: 0 fifo, 1 weighted */
+	} eqds;
 };
 
 /* hold_tcp auto, until attach resolves it by the link rate: on from
@@ -198,7 +212,7 @@ struct eq_config {
 	__u32	agent_peer_ifindex;	/* eqb<ifindex>: the agent's end (XDP -> eq_xsks[1]) */
 	__u32	copy_ifindex;		/* eqc<ifindex>: TC clones fast sends here */
 	__u32	copy_peer_ifindex;	/* eqd<ifindex>: the agent's end (XDP -> eq_xsks[2]) */
-	struct eq_eqds_config eqds;
+	struct eq_tunnel_config tunnel;
 	__u32	agent_frame_max;	/* largest frame the agent's sockets take */
 	__u32	peer_scheme;		/* enum eq_scheme: a peer's unless it names
 					 * one (`scheme`); `scheme` above is eqds
@@ -209,6 +223,7 @@ struct eq_config {
 	__u32	max_peers;		/* peer slots the maps were sized for at
 					 * attach (0: an older attach, EQ_MAX_PEERS) */
 	__u32	max_prefixes;		/* likewise for eq_prefixes */
+	struct eq_scheme_settings schemes;
 };
 
 /* The peer slots of an attachment: every per-peer map has this many. */

@@ -19,7 +19,7 @@
  * and acknowledgements follow them) and rings the agent's doorbell, a
  * ring buffer the agent polls, once per batch.  Not at once: the first
  * delivery after the agent last looked arms a timer of `ack_delay_ns`
- * (eq_eqds_config), and the doorbell rings when it fires, or as soon as
+ * (eq_tunnel_config), and the doorbell rings when it fires, or as soon as
  * `wake_bytes` were delivered unread; no timer when the agent said it
  * would look within the delay anyway (`look_ns`: it is awake, or its next
  * timer is due).  A lone packet (a small RPC) thus

@@ -1068,7 +1068,7 @@ static void set_edge_limit(struct fx *fx, uint32_t limit)
 	struct eq_config c;
 
 	assert_int_equal(pkt_get_config(&fx->mtc, &c), 0);
-	c.eqds.edge_limit = limit;
+	c.tunnel.edge_limit = limit;
 	assert_int_equal(pkt_set_config(&fx->mtc, &c), 0);
 }
 
@@ -1227,7 +1227,7 @@ static void set_ack_delay(struct fx *fx, uint32_t ns, uint32_t wake_bytes)
 	struct eq_rx r;
 
 	assert_int_equal(pkt_get_config(&fx->mxdp, &c), 0);
-	c.eqds.ack_delay_ns = ns;
+	c.tunnel.ack_delay_ns = ns;
 	assert_int_equal(pkt_set_config(&fx->mxdp, &c), 0);
 	r = get_rx(fx);
 	r.wake_bytes = wake_bytes;

@@ -543,7 +543,7 @@ static void xdp_eqds_on(struct xdp_ingress *skel, const struct pkt_maps *m)
 	assert_int_equal(pkt_get_config(m, &c), 0);
 	c.scheme = EQ_SCHEME_EQDS;
 	c.agent_dead_ns = 3600ULL * 1000000000ULL;	/* alive for the whole run */
-	c.eqds.ack_delay_ns = 0;	/* no timers left behind */
+	c.tunnel.ack_delay_ns = 0;	/* no timers left behind */
 	assert_int_equal(pkt_set_config(m, &c), 0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ag.heartbeat_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;

@@ -104,12 +104,12 @@ for mode in trim rts loss; do
 	if ! ft_up "$(ft_topo star)" --set hosts=$((N + 1)) --set rate="$RATE" --set trim="$trim"; then
 		not_ok "fabric up"; tap_done; exit 1
 	fi
-	if ! ft_edgeq_up scheme eqds link_rate "$RATE" eqds_mode "$eqmode" bdp "$BDP"; then
+	if ! ft_edgeq_up scheme eqds link_rate "$RATE" eqds.mode "$eqmode" bdp "$BDP"; then
 		not_ok "$mode: edgeq (scheme eqds) attached on every host"
 		ft_down; continue
 	fi
 	[ "$mode" = loss ] && ft_ctl port "tor0-h$N" loss 1
-	ok "$mode: edgeq (scheme eqds, eqds_mode $eqmode) attached on every host"
+	ok "$mode: edgeq (scheme eqds, eqds.mode $eqmode) attached on every host"
 	incast "$mode"
 	ft_down
 done

@@ -86,5 +86,5 @@ check "... dev: the interfaces" holds "$TB_IFA"
 comp peer list dev "$TB_IFA" ""
 check "peer list dev IFACE: --json" is --json
 comp help ""
-check "help: the commands" is $cmds
+check "help: the commands, and config" is $cmds config
 tap_done

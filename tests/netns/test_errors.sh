@@ -301,6 +301,8 @@ helps "attach IFACE --config FILE.*example:" "edgeq attach --help: the same" att
 helps "peer add PREFIX via ADDR \\[scheme none\\|eqds\\].*example:.*edgeq peer add" \
 	"edgeq peer -h: the peer commands" --netns "$TB_A" peer -h
 helps "status \\[IFACE\\] \\[--json\\]" "edgeq help status" help status
+helps "scheme none\\|eqds.*The tunnel's settings:.* rto_us +10-10000000 microseconds +default 10000 .*Scheme eqds's settings.* eqds.mode +trim\\|rts +default trim, also read as eqds_mode" \
+	"edgeq help config: every setting, its values and default" help config
 
 # ---- a prefix routed out of another interface ----
 

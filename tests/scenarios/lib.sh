@@ -63,7 +63,7 @@ sc_up_tr() {
 	[ -n "$rate" ] || sc_die "$tr needs the fabric's rate (--set rate=...)"
 	sc_up "$@" --set trim="$trim"
 	# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
-	ft_edgeq_up scheme eqds link_rate "$rate" eqds_mode "$mode" fast_path "$fast" "${loss[@]}" \
+	ft_edgeq_up scheme eqds link_rate "$rate" eqds.mode "$mode" fast_path "$fast" "${loss[@]}" \
 		${SC_EDGEQ-} >&2 ||
 		sc_die "edgeq did not attach ($tr)"
 }

@@ -21,13 +21,15 @@
 #include <unistd.h>
 #include "addr.h"
 #include "config.h"
+#include "settings.h"
 #include "edgeq/wire.h"
 
 #define NAME	"t.conf"
 #define ERRLEN	512
-#define UNKNOWN_TAIL " (local, port, mtu, link_rate, link_framing, entropy, node_id, peer, scheme, on_agent_down, " \
-	"eqds_mode, asl, fast_path, direct_rx, hold_tcp, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
-	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, max_peers, max_prefixes)"
+#define UNKNOWN_TAIL " (local, node_id, peer, scheme, port, mtu, link_rate, link_framing, entropy, max_peers, " \
+	"max_prefixes, on_agent_down, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
+	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, fast_path, direct_rx, hold_tcp, " \
+	"eqds.mode, eqds.asl)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)
@@ -269,19 +271,19 @@ static void eq_cfg_parse__eqds_defaults(void **state)
 	assert_int_equal(cfg.bpf.scheme, EQ_SCHEME_NONE);
 	assert_int_equal(cfg.bpf.on_agent_down, EQ_DOWN_TUNNEL);
 	assert_int_equal(cfg.bpf.agent_dead_ns, 200000000ULL);
-	assert_int_equal(cfg.bpf.eqds.bdp_bytes, 0);	/* 0: derived from the link rate */
-	assert_int_equal(cfg.bpf.eqds.rts, 0);
-	assert_int_equal(cfg.bpf.eqds.edge_limit, 100);
-	assert_int_equal(cfg.bpf.eqds.edge_ecn, 30);
-	assert_int_equal(cfg.bpf.eqds.reorder_limit, 0);	/* 0: by the link rate */
-	assert_int_equal(cfg.bpf.eqds.reorder_ns, 12000000ULL);
-	assert_int_equal(cfg.bpf.eqds.loss_ns, 500000ULL);
-	assert_int_equal(cfg.bpf.eqds.burst_ns, 150000ULL);
-	assert_int_equal(cfg.bpf.eqds.ack_delay_ns, 300000U);
-	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000ULL);
-	assert_int_equal(cfg.bpf.eqds.policy, 0);
-	assert_int_equal(cfg.bpf.eqds.drr_quantum, 3000);
-	assert_int_equal(cfg.bpf.eqds.fast_path, 1);
+	assert_int_equal(cfg.bpf.tunnel.bdp_bytes, 0);	/* 0: derived from the link rate */
+	assert_int_equal(cfg.bpf.schemes.eqds.mode, 0);
+	assert_int_equal(cfg.bpf.tunnel.edge_limit, 100);
+	assert_int_equal(cfg.bpf.tunnel.edge_ecn, 30);
+	assert_int_equal(cfg.bpf.tunnel.reorder_limit, 0);	/* 0: by the link rate */
+	assert_int_equal(cfg.bpf.tunnel.reorder_ns, 12000000ULL);
+	assert_int_equal(cfg.bpf.tunnel.loss_ns, 500000ULL);
+	assert_int_equal(cfg.bpf.tunnel.burst_ns, 150000ULL);
+	assert_int_equal(cfg.bpf.tunnel.ack_delay_ns, 300000U);
+	assert_int_equal(cfg.bpf.tunnel.rto_ns, 10000000ULL);
+	assert_int_equal(cfg.bpf.schemes.eqds.asl, 0);
+	assert_int_equal(cfg.bpf.tunnel.drr_quantum, 3000);
+	assert_int_equal(cfg.bpf.tunnel.fast_path, 1);
 	/* The loader fills these in. */
 	assert_int_equal(cfg.bpf.agent_ifindex, 0);
 	assert_int_equal(cfg.bpf.agent_peer_ifindex, 0);
@@ -296,21 +298,21 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "on_agent_down pass", offsetof(struct eq_config, on_agent_down), EQ_DOWN_PASS },
 		{ "on_agent_down drop", offsetof(struct eq_config, on_agent_down), EQ_DOWN_DROP },
 		{ "on_agent_down tunnel", offsetof(struct eq_config, on_agent_down), EQ_DOWN_TUNNEL },
-		{ "eqds_mode rts", offsetof(struct eq_config, eqds.rts), 1 },
-		{ "eqds_mode trim", offsetof(struct eq_config, eqds.rts), 0 },
-		{ "asl weighted", offsetof(struct eq_config, eqds.policy), 1 },
-		{ "asl fifo", offsetof(struct eq_config, eqds.policy), 0 },
-		{ "fast_path on", offsetof(struct eq_config, eqds.fast_path), 1 },
-		{ "fast_path off", offsetof(struct eq_config, eqds.fast_path), 0 },
-		{ "direct_rx off", offsetof(struct eq_config, eqds.direct_rx), 0 },
-		{ "direct_rx on", offsetof(struct eq_config, eqds.direct_rx), 1 },
-		{ "hold_tcp on", offsetof(struct eq_config, eqds.hold_tcp), 1 },
-		{ "hold_tcp off", offsetof(struct eq_config, eqds.hold_tcp), 0 },
+		{ "eqds_mode rts", offsetof(struct eq_config, schemes.eqds.mode), 1 },
+		{ "eqds_mode trim", offsetof(struct eq_config, schemes.eqds.mode), 0 },
+		{ "asl weighted", offsetof(struct eq_config, schemes.eqds.asl), 1 },
+		{ "asl fifo", offsetof(struct eq_config, schemes.eqds.asl), 0 },
+		{ "fast_path on", offsetof(struct eq_config, tunnel.fast_path), 1 },
+		{ "fast_path off", offsetof(struct eq_config, tunnel.fast_path), 0 },
+		{ "direct_rx off", offsetof(struct eq_config, tunnel.direct_rx), 0 },
+		{ "direct_rx on", offsetof(struct eq_config, tunnel.direct_rx), 1 },
+		{ "hold_tcp on", offsetof(struct eq_config, tunnel.hold_tcp), 1 },
+		{ "hold_tcp off", offsetof(struct eq_config, tunnel.hold_tcp), 0 },
 		/* auto: on at 1 Gbit/s and above (the default link is 10) */
-		{ "hold_tcp auto", offsetof(struct eq_config, eqds.hold_tcp), 1 },
-		{ "link_rate 999mbit\nhold_tcp auto", offsetof(struct eq_config, eqds.hold_tcp), 0 },
-		{ "link_rate 200mbit", offsetof(struct eq_config, eqds.hold_tcp), 0 },
-		{ "link_rate 1gbit", offsetof(struct eq_config, eqds.hold_tcp), 1 },
+		{ "hold_tcp auto", offsetof(struct eq_config, tunnel.hold_tcp), 1 },
+		{ "link_rate 999mbit\nhold_tcp auto", offsetof(struct eq_config, tunnel.hold_tcp), 0 },
+		{ "link_rate 200mbit", offsetof(struct eq_config, tunnel.hold_tcp), 0 },
+		{ "link_rate 1gbit", offsetof(struct eq_config, tunnel.hold_tcp), 1 },
 		/* Ethernet's preamble, gap and FCS unless told otherwise */
 		{ "link_rate 1gbit", offsetof(struct eq_config, link_framing), EQ_ETH_FRAMING },
 		{ "link_framing 0", offsetof(struct eq_config, link_framing), 0 },
@@ -324,11 +326,11 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "max_peers 16", offsetof(struct eq_config, max_prefixes), 64 },
 		{ "max_peers 16\nmax_prefixes 100000", offsetof(struct eq_config, max_prefixes), 100000 },
 		{ "max_prefixes 16", offsetof(struct eq_config, max_peers), EQ_MAX_PEERS },
-		{ "bdp 30000", offsetof(struct eq_config, eqds.bdp_bytes), 30000 },
-		{ "edge_queue 500", offsetof(struct eq_config, eqds.edge_limit), 500 },
-		{ "edge_ecn 1", offsetof(struct eq_config, eqds.edge_ecn), 1 },
-		{ "reorder_queue 4096", offsetof(struct eq_config, eqds.reorder_limit), 4096 },
-		{ "drr_quantum 64", offsetof(struct eq_config, eqds.drr_quantum), 64 },
+		{ "bdp 30000", offsetof(struct eq_config, tunnel.bdp_bytes), 30000 },
+		{ "edge_queue 500", offsetof(struct eq_config, tunnel.edge_limit), 500 },
+		{ "edge_ecn 1", offsetof(struct eq_config, tunnel.edge_ecn), 1 },
+		{ "reorder_queue 4096", offsetof(struct eq_config, tunnel.reorder_limit), 4096 },
+		{ "drr_quantum 64", offsetof(struct eq_config, tunnel.drr_quantum), 64 },
 	};
 	char text[128];
 
@@ -355,17 +357,17 @@ static void eq_cfg_parse__eqds_times_scaled(void **state)
 	parse_ok("local 10.0.0.1\nagent_dead_ms 10\nreorder_timeout_us 250\nrto_us 10000000\n"
 		 "loss_window_us 40\npacer_burst_us 1000\nack_delay_us 2500\n", &cfg);
 	assert_int_equal(cfg.bpf.agent_dead_ns, 10000000ULL);
-	assert_int_equal(cfg.bpf.eqds.reorder_ns, 250000ULL);
-	assert_int_equal(cfg.bpf.eqds.loss_ns, 40000ULL);
-	assert_int_equal(cfg.bpf.eqds.burst_ns, 1000000ULL);
-	assert_int_equal(cfg.bpf.eqds.ack_delay_ns, 2500000U);
-	assert_int_equal(cfg.bpf.eqds.rto_ns, 10000000000ULL);
+	assert_int_equal(cfg.bpf.tunnel.reorder_ns, 250000ULL);
+	assert_int_equal(cfg.bpf.tunnel.loss_ns, 40000ULL);
+	assert_int_equal(cfg.bpf.tunnel.burst_ns, 1000000ULL);
+	assert_int_equal(cfg.bpf.tunnel.ack_delay_ns, 2500000U);
+	assert_int_equal(cfg.bpf.tunnel.rto_ns, 10000000000ULL);
 	eq_cfg_free(&cfg);
 	parse_ok("local 10.0.0.1\nack_delay_us 0\n", &cfg);	/* at once */
-	assert_int_equal(cfg.bpf.eqds.ack_delay_ns, 0);
+	assert_int_equal(cfg.bpf.tunnel.ack_delay_ns, 0);
 	eq_cfg_free(&cfg);
 	parse_ok("local 10.0.0.1\nloss_window_us 0\n", &cfg);	/* off */
-	assert_int_equal(cfg.bpf.eqds.loss_ns, 0);
+	assert_int_equal(cfg.bpf.tunnel.loss_ns, 0);
 	eq_cfg_free(&cfg);
 }
 
@@ -380,25 +382,191 @@ static void eq_cfg_parse__eqds_errors(void **state)
 	parse_err("local 10.0.0.1\nfast_path yes\n", NAME ":2: fast_path 'yes': use on or off");
 	parse_err("local 10.0.0.1\nfast_path\n", NAME ":2: usage: fast_path on|off");
 	/* Bounds, just outside each end, and junk. */
-	parse_err("local 10.0.0.1\nagent_dead_ms 9\n", NAME ":2: usage: agent_dead_ms N, 10-60000 milliseconds");
-	parse_err("local 10.0.0.1\nagent_dead_ms 60001\n", NAME ":2: usage: agent_dead_ms N, 10-60000 milliseconds");
-	parse_err("local 10.0.0.1\nbdp 1499\n", NAME ":2: usage: bdp N, 1500-16777216 bytes");
-	parse_err("local 10.0.0.1\nedge_queue 0\n", NAME ":2: usage: edge_queue N, 1-8192 packets");
-	parse_err("local 10.0.0.1\nedge_ecn 0\n", NAME ":2: usage: edge_ecn N, 1-8192 packets");
-	parse_err("local 10.0.0.1\nreorder_queue 4097\n", NAME ":2: usage: reorder_queue N, 1-4096 packets");
-	parse_err("local 10.0.0.1\nrto_us 5us\n", NAME ":2: usage: rto_us N, 10-10000000 microseconds");
-	parse_err("local 10.0.0.1\ndrr_quantum -1\n", NAME ":2: usage: drr_quantum N, 64-1048576 bytes");
+	parse_err("local 10.0.0.1\nagent_dead_ms 9\n", NAME ":2: agent_dead_ms '9' is not in 10-60000 milliseconds");
+	parse_err("local 10.0.0.1\nagent_dead_ms 60001\n", NAME ":2: agent_dead_ms '60001' is not in 10-60000 milliseconds");
+	parse_err("local 10.0.0.1\nbdp 1499\n", NAME ":2: bdp '1499' is not in 1500-16777216 bytes");
+	parse_err("local 10.0.0.1\nedge_queue 0\n", NAME ":2: edge_queue '0' is not in 1-8192 packets");
+	parse_err("local 10.0.0.1\nedge_ecn 0\n", NAME ":2: edge_ecn '0' is not in 1-8192 packets");
+	parse_err("local 10.0.0.1\nreorder_queue 4097\n", NAME ":2: reorder_queue '4097' is not in 1-4096 packets");
+	parse_err("local 10.0.0.1\nrto_us 5us\n", NAME ":2: rto_us '5us' is not in 10-10000000 microseconds");
+	parse_err("local 10.0.0.1\ndrr_quantum -1\n", NAME ":2: drr_quantum '-1' is not in 64-1048576 bytes");
 	parse_err("local 10.0.0.1\npacer_burst_us 5\n",
-		  NAME ":2: usage: pacer_burst_us N, 10-100000 microseconds");
+		  NAME ":2: pacer_burst_us '5' is not in 10-100000 microseconds");
 	parse_err("local 10.0.0.1\nloss_window_us 1000001\n",
-		  NAME ":2: usage: loss_window_us N, 0-1000000 microseconds");
+		  NAME ":2: loss_window_us '1000001' is not in 0-1000000 microseconds");
 	parse_err("local 10.0.0.1\nreorder_timeout_us 1 2\n",
-		  NAME ":2: usage: reorder_timeout_us N, 10-10000000 microseconds");
+		  NAME ":2: usage: reorder_timeout_us N (10-10000000 microseconds)");
 	/* Whole-file checks. */
 	parse_err("local 10.0.0.1\nedge_queue 20\n",
 		  NAME ": edge_ecn 30 is above edge_queue 20: nothing would ever be marked");
 	parse_err("local 10.0.0.1\nmtu 9000\nbdp 8000\n",
 		  NAME ": bdp 8000 is below the mtu 9000: not one packet could be pulled");
+}
+
+/* ---- settings as data (settings.h) ------------------------------------------ */
+
+/* A scheme's settings are `SCHEME.KEY VALUE`; EQDS's old names still read,
+ * and the later line wins whichever name it uses. */
+static void eq_cfg_parse__scheme_settings(void **state)
+{
+	static const struct { const char *lines; __u32 mode, asl; } cases[] = {
+		{ "", 0, 0 },
+		{ "eqds.mode rts\n", 1, 0 },
+		{ "eqds.asl weighted\n", 0, 1 },
+		{ "eqds_mode rts\nasl weighted\n", 1, 1 },
+		{ "eqds.mode rts\neqds_mode trim\n", 0, 0 },
+		{ "asl weighted\neqds.asl fifo\n", 0, 0 },
+	};
+	char text[200];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct eq_cfg cfg;
+
+		snprintf(text, sizeof(text), "local 10.0.0.1\nscheme eqds\n%s", cases[i].lines);
+		parse_ok(text, &cfg);
+		if (cfg.bpf.schemes.eqds.mode != cases[i].mode || cfg.bpf.schemes.eqds.asl != cases[i].asl)
+			fail_msg("%s: mode %u asl %u", text, cfg.bpf.schemes.eqds.mode,
+				 cfg.bpf.schemes.eqds.asl);
+		eq_cfg_free(&cfg);
+	}
+}
+
+static void eq_cfg_parse__scheme_setting_errors(void **state)
+{
+	parse_err("local 10.0.0.1\neqds.mode fast\n", NAME ":2: eqds.mode 'fast': use trim or rts");
+	parse_err("local 10.0.0.1\neqds.mode\n", NAME ":2: usage: eqds.mode trim|rts");
+	parse_err("local 10.0.0.1\neqds.asl fifo weighted\n", NAME ":2: usage: eqds.asl fifo|weighted");
+	parse_err("local 10.0.0.1\neqds.bdp 3000\n",
+		  NAME ":2: scheme eqds has no setting 'bdp' (eqds.mode, eqds.asl)");
+	parse_err("local 10.0.0.1\neqds. 1\n", NAME ":2: scheme eqds has no setting '' (eqds.mode, eqds.asl)");
+	parse_err("local 10.0.0.1\nnone.mode trim\n", NAME ":2: scheme none has no setting 'mode' (it has none)");
+	parse_err("local 10.0.0.1\nsird.b 2\n", NAME ":2: unknown directive 'sird.b': no scheme 'sird' (none or eqds)");
+	parse_err("local 10.0.0.1\n.mode rts\n", NAME ":2: unknown directive '.mode': no scheme '' (none or eqds)");
+	/* A scheme's setting is never a tunnel's under another name. */
+	parse_err("local 10.0.0.1\neqds.rto_us 100\n",
+		  NAME ":2: scheme eqds has no setting 'rto_us' (eqds.mode, eqds.asl)");
+}
+
+/* What every row of the tables must be: a name said once (aliases too), a
+ * scheme's rows named SCHEME.KEY and stored in its member of
+ * eq_scheme_settings, inside struct eq_config at a size the value fits, a
+ * default the parser leaves and the row itself accepts, and each bound and
+ * word parsed to what the row says. */
+static void check_row(const struct eq_setting *r, const struct eq_scheme_info *sc)
+{
+	struct eq_config c;
+	char v[64];
+
+	assert_true(r->size == 1 || r->size == 2 || r->size == 4 || r->size == 8);
+	assert_true(r->off + r->size <= sizeof(struct eq_config));
+	if (sc) {
+		size_t n = strlen(sc->name);
+
+		if (strncmp(r->name, sc->name, n) || r->name[n] != '.' || !r->name[n + 1])
+			fail_msg("%s: not %s.KEY", r->name, sc->name);
+		assert_true(r->off >= offsetof(struct eq_config, schemes));
+		assert_true(r->off + r->size <= offsetof(struct eq_config, schemes) +
+			    sizeof(struct eq_scheme_settings));
+		assert_true(!r->alias || !strchr(r->alias, '.'));
+	} else {
+		assert_null(strchr(r->name, '.'));
+		assert_true(r->off + r->size <= offsetof(struct eq_config, schemes));
+	}
+	assert_ptr_equal(eq_setting_find(r->name), r);
+	if (r->alias)
+		assert_ptr_equal(eq_setting_find(r->alias), r);
+	memset(&c, 0xa5, sizeof(c));
+	switch (r->type) {
+	case EQ_SET_UINT: {
+		uint64_t sc_ = r->scale ? r->scale : 1;
+
+		assert_true(r->min <= r->max);
+		assert_true(r->size == 8 || r->max * sc_ < (1ULL << (8 * r->size)));
+		assert_true(r->def == 0 || (r->def >= r->min * sc_ && r->def <= r->max * sc_));
+		/* a default outside the range is a rule applied later, said so */
+		assert_true(r->def || !r->min || r->rule);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)r->max);
+		assert_int_equal(eq_setting_set(&c, r, v), 0);
+		assert_int_equal(eq_setting_get(&c, r), r->max * sc_);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)r->min);
+		assert_int_equal(eq_setting_set(&c, r, v), 0);
+		assert_int_equal(eq_setting_get(&c, r), r->min * sc_);
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)r->max + 1);
+		assert_int_equal(eq_setting_set(&c, r, v), -EINVAL);
+		if (r->min) {
+			snprintf(v, sizeof(v), "%llu", (unsigned long long)r->min - 1);
+			assert_int_equal(eq_setting_set(&c, r, v), -EINVAL);
+		}
+		break;
+	}
+	case EQ_SET_RATE:
+		assert_int_equal(eq_setting_set(&c, r, "25gbit"), 0);
+		assert_int_equal(eq_setting_get(&c, r), 25000000000ULL);
+		break;
+	case EQ_SET_WORDS: {
+		bool def_is_a_word = false;
+
+		assert_non_null(r->words);
+		assert_non_null(r->words[0].word);
+		for (const struct eq_setting_word *w = r->words; w->word; w++) {
+			assert_int_equal(eq_setting_set(&c, r, w->word), 0);
+			assert_int_equal(eq_setting_get(&c, r), w->value);
+			def_is_a_word |= w->value == r->def;
+		}
+		assert_true(def_is_a_word);
+		assert_int_equal(eq_setting_set(&c, r, "maybe"), -EINVAL);
+		break;
+	}
+	}
+}
+
+static void eq_settings__every_row_is_whole(void **state)
+{
+	const char *names[256];
+	size_t n = 0;
+	struct eq_cfg cfg;
+
+	parse_ok("local 10.0.0.1\nlink_rate 100mbit\n", &cfg);	/* hold_tcp auto: off */
+	for (size_t i = 0; i < eq_tunnel_nsettings; i++) {
+		const struct eq_setting *r = &eq_tunnel_settings[i];
+
+		check_row(r, NULL);
+		names[n++] = r->name;
+		if (r->alias)
+			names[n++] = r->alias;
+		/* The parser leaves the default, but where a whole-file rule
+		 * resolves it (hold_tcp auto; max_prefixes by max_peers) and
+		 * where the file set it. */
+		if (strcmp(r->name, "hold_tcp") && strcmp(r->name, "max_prefixes") &&
+		    strcmp(r->name, "link_rate"))
+			assert_int_equal(eq_setting_get(&cfg.bpf, r), r->def);
+	}
+	for (size_t i = 0; i < eq_nschemes; i++) {
+		const struct eq_scheme_info *sc = &eq_schemes[i];
+
+		assert_int_equal(eq_scheme_parse(sc->name), (int)sc->id);
+		for (size_t j = i + 1; j < eq_nschemes; j++) {
+			assert_string_not_equal(sc->name, eq_schemes[j].name);
+			assert_int_not_equal(sc->id, eq_schemes[j].id);
+		}
+		for (size_t j = 0; j < sc->nset; j++) {
+			check_row(&sc->set[j], sc);
+			names[n++] = sc->set[j].name;
+			if (sc->set[j].alias)
+				names[n++] = sc->set[j].alias;
+			assert_int_equal(eq_setting_get(&cfg.bpf, &sc->set[j]), sc->set[j].def);
+		}
+	}
+	/* No name said twice, nor one the parser takes for something else. */
+	for (size_t i = 0; i < n; i++) {
+		static const char *const structural[] = { "local", "node_id", "peer", "scheme" };
+
+		for (size_t j = i + 1; j < n; j++)
+			assert_string_not_equal(names[i], names[j]);
+		for (size_t j = 0; j < 4; j++)
+			assert_string_not_equal(names[i], structural[j]);
+	}
+	eq_cfg_free(&cfg);
 }
 
 /* Parsing starts from a clean slate, whatever the struct held. */
@@ -871,10 +1039,10 @@ static void eq_cfg_parse__usage_errors(void **state)
 	static const struct { const char *text, *msg; } e[] = {
 		{ "local\n", NAME ":1: usage: local ADDRESS" },
 		{ "local 10.0.0.1 10.0.0.2\n", NAME ":1: usage: local ADDRESS" },
-		{ "local 10.0.0.1\nport\n", NAME ":2: usage: port 1-65535" },
-		{ "local 10.0.0.1\nport 1 2\n", NAME ":2: usage: port 1-65535" },
-		{ "local 10.0.0.1\nmtu\n", NAME ":2: usage: mtu BYTES" },
-		{ "local 10.0.0.1\nmtu 1500 bytes\n", NAME ":2: usage: mtu BYTES" },
+		{ "local 10.0.0.1\nport\n", NAME ":2: usage: port N (1-65535)" },
+		{ "local 10.0.0.1\nport 1 2\n", NAME ":2: usage: port N (1-65535)" },
+		{ "local 10.0.0.1\nmtu\n", NAME ":2: usage: mtu N (576-65535 bytes)" },
+		{ "local 10.0.0.1\nmtu 1500 bytes\n", NAME ":2: usage: mtu N (576-65535 bytes)" },
 		{ "local 10.0.0.1\nlink_rate\n", NAME ":2: usage: link_rate RATE (e.g. 10gbit)" },
 		{ "local 10.0.0.1\nlink_rate 10 gbit\n", NAME ":2: usage: link_rate RATE (e.g. 10gbit)" },
 		{ "local 10.0.0.1\nentropy\n", NAME ":2: usage: entropy flow|packet" },
@@ -909,15 +1077,15 @@ static void eq_cfg_parse__bad_values(void **state)
 		{ "local 10.0.0.1\nport 0x50\n", NAME ":2: port '0x50' is not in 1-65535" },
 		{ "local 10.0.0.1\nport http\n", NAME ":2: port 'http' is not in 1-65535" },
 		{ "local 10.0.0.1\nport 18446744073709551617\n", NAME ":2: port '18446744073709551617' is not in 1-65535" },
-		{ "local 10.0.0.1\nmtu 575\n", NAME ":2: mtu '575' is not in 576-65535" },
+		{ "local 10.0.0.1\nmtu 575\n", NAME ":2: mtu '575' is not in 576-65535 bytes" },
 		{ "local 10.0.0.1\nlink_framing 65\n", NAME ":2: link_framing '65' is not in 0-64 bytes" },
 		{ "local 10.0.0.1\nlink_framing -1\n", NAME ":2: link_framing '-1' is not in 0-64 bytes" },
-		{ "local 10.0.0.1\nmax_peers 15\n", NAME ":2: usage: max_peers N, 16-65536 peer slots" },
-		{ "local 10.0.0.1\nmax_peers 65537\n", NAME ":2: usage: max_peers N, 16-65536 peer slots" },
-		{ "local 10.0.0.1\nmax_prefixes 262145\n", NAME ":2: usage: max_prefixes N, 16-262144 prefixes" },
-		{ "local 10.0.0.1\nmtu 0\n", NAME ":2: mtu '0' is not in 576-65535" },
-		{ "local 10.0.0.1\nmtu 65536\n", NAME ":2: mtu '65536' is not in 576-65535" },
-		{ "local 10.0.0.1\nmtu 1500b\n", NAME ":2: mtu '1500b' is not in 576-65535" },
+		{ "local 10.0.0.1\nmax_peers 15\n", NAME ":2: max_peers '15' is not in 16-65536 peer slots" },
+		{ "local 10.0.0.1\nmax_peers 65537\n", NAME ":2: max_peers '65537' is not in 16-65536 peer slots" },
+		{ "local 10.0.0.1\nmax_prefixes 262145\n", NAME ":2: max_prefixes '262145' is not in 16-262144 prefixes" },
+		{ "local 10.0.0.1\nmtu 0\n", NAME ":2: mtu '0' is not in 576-65535 bytes" },
+		{ "local 10.0.0.1\nmtu 65536\n", NAME ":2: mtu '65536' is not in 576-65535 bytes" },
+		{ "local 10.0.0.1\nmtu 1500b\n", NAME ":2: mtu '1500b' is not in 576-65535 bytes" },
 		{ "local 10.0.0.1\nlink_rate 0\n", NAME ":2: link_rate '0': use e.g. 100mbit, 10gbit" },
 		{ "local 10.0.0.1\nlink_rate 10gb\n", NAME ":2: link_rate '10gb': use e.g. 100mbit, 10gbit" },
 		{ "local 10.0.0.1\nlink_rate 1.5gbit\n", NAME ":2: link_rate '1.5gbit': use e.g. 100mbit, 10gbit" },
@@ -1040,7 +1208,7 @@ static void eq_cfg_parse__error_line_counts_every_line(void **state)
 		  "port 0\n"
 		  "port 1\n", NAME ":7: port '0' is not in 1-65535");
 	parse_err("# header\r\n\r\nlocal 10.0.0.1\r\n\r\n# x\r\nmtu 100\r\n",
-		  NAME ":6: mtu '100' is not in 576-65535");
+		  NAME ":6: mtu '100' is not in 576-65535 bytes");
 	parse_err("local 10.0.0.1\n\n\n\n\n\n\n\n\n\n\n\nentropy maybe",
 		  NAME ":13: entropy 'maybe': use flow or packet");
 }
@@ -1064,7 +1232,7 @@ static void eq_cfg_parse__error_line_number_property(void **state)
 	};
 	static const struct { const char *line, *msg; } bad[] = {
 		{ "port 0", "port '0' is not in 1-65535" },
-		{ "mtu 100", "mtu '100' is not in 576-65535" },
+		{ "mtu 100", "mtu '100' is not in 576-65535 bytes" },
 		{ "bogus 1", "unknown directive 'bogus'" UNKNOWN_TAIL },
 		{ "entropy x", "entropy 'x': use flow or packet" },
 		{ "peer fd00::/64 via 10.0.0.9", "prefix 'fd00::/64' is configured twice" },
@@ -1342,6 +1510,9 @@ int main(void)
 		cmocka_unit_test(eq_cfg_parse__eqds_keywords),
 		cmocka_unit_test(eq_cfg_parse__eqds_times_scaled),
 		cmocka_unit_test(eq_cfg_parse__eqds_errors),
+		cmocka_unit_test(eq_cfg_parse__scheme_settings),
+		cmocka_unit_test(eq_cfg_parse__scheme_setting_errors),
+		cmocka_unit_test(eq_settings__every_row_is_whole),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "edgeq/wire.h"
+#include <stdio.h>
+#include "config.h"
 #include "eqds.h"
 
 #define PEER	3
@@ -77,8 +79,8 @@ static void create__defaults_from_an_empty_config(void **state)
 	eqds_ops.describe(s, what, sizeof(what));
 	assert_string_equal(what, "EQDS, link 1000000000 bit/s with 0 bytes of framing a frame, "
 			    "mtu 1500, BDP 7500 bytes, trimming mode");
-	f->cfg.eqds.rts = 1;
-	f->cfg.eqds.bdp_bytes = 30000;
+	f->cfg.schemes.eqds.mode = 1;
+	f->cfg.tunnel.bdp_bytes = 30000;
 	f->cfg.link_framing = 24;	/* as the config sets it unless told */
 	eqds_ops.destroy(s);
 	s = eqds_ops.create(&f->env, err, sizeof(err));
@@ -88,6 +90,39 @@ static void create__defaults_from_an_empty_config(void **state)
 	assert_non_null(strstr(what, "with 24 bytes of framing"));
 	eqds_ops.destroy(s);
 	fx_free(f);
+}
+
+/* EQDS's own settings as the config file writes them (`eqds.mode`,
+ * `eqds.asl`, and the old names) reach the module: the parser's table and
+ * the module agree on where each one goes. */
+static void create__takes_its_settings_from_the_config_file(void **state)
+{
+	static const struct { const char *text; const char *want; } cases[] = {
+		{ "eqds.mode rts\n", "RTS mode" },
+		{ "eqds_mode rts\n", "RTS mode" },
+		{ "eqds.mode rts\neqds_mode trim\n", "trimming mode" },
+		{ "", "trimming mode" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fx *f = fx_new();
+		char text[200], err[200] = "", what[200];
+		struct eq_cfg cfg;
+		void *s;
+
+		snprintf(text, sizeof(text), "local 10.0.0.1\nscheme eqds\nlink_rate 1gbit\n%s",
+			 cases[i].text);
+		assert_int_equal(eq_cfg_parse(text, "t.conf", &cfg, err, sizeof(err)), 0);
+		f->cfg = cfg.bpf;
+		eq_cfg_free(&cfg);
+		s = eqds_ops.create(&f->env, err, sizeof(err));
+		assert_non_null(s);
+		eqds_ops.describe(s, what, sizeof(what));
+		if (!strstr(what, cases[i].want))
+			fail_msg("%s: '%s', wanted %s", cases[i].text, what, cases[i].want);
+		eqds_ops.destroy(s);
+		fx_free(f);
+	}
 }
 
 /* An MTU the pool's frames cannot hold: refused, with the reason. */
@@ -135,6 +170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(create__defaults_from_an_empty_config),
+		cmocka_unit_test(create__takes_its_settings_from_the_config_file),
 		cmocka_unit_test(create__refuses_bad_settings),
 		cmocka_unit_test(events__reach_the_module),
 	};

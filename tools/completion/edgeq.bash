@@ -117,7 +117,7 @@ _edgeq() {
 			fi ;;
 		esac ;;
 	help)
-		[ "$n" -eq 0 ] && COMPREPLY=($(compgen -W "$(_edgeq_commands)" -- "$cur")) ;;
+		[ "$n" -eq 0 ] && COMPREPLY=($(compgen -W "$(_edgeq_commands) config" -- "$cur")) ;;
 	esac
 }
 complete -F _edgeq edgeq

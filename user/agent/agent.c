@@ -362,7 +362,7 @@ static uint32_t copy_frames(const struct agent *a)
 static void credit_open(struct agent *a)
 {
 	char err[700], name[IF_NAMESIZE];
-	bool lend = a->cfg.eqds.fast_path;
+	bool lend = a->cfg.tunnel.fast_path;
 	void *m;
 
 	a->fd_credit = pinned(a->pin_dir, EQ_MAP_CREDIT, err, sizeof(err));
@@ -408,7 +408,7 @@ static void direct_rx_open(struct agent *a)
 	char err[700];
 	void *m;
 
-	if (!a->cfg.eqds.direct_rx)
+	if (!a->cfg.tunnel.direct_rx)
 		return;
 	a->fd_rx = pinned(a->pin_dir, EQ_MAP_RX, err, sizeof(err));
 	a->fd_bell = a->fd_rx < 0 ? -1 : pinned(a->pin_dir, EQ_MAP_BELL, err, sizeof(err));

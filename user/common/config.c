@@ -8,6 +8,7 @@
 #include <string.h>
 #include "addr.h"
 #include "config.h"
+#include "settings.h"
 #include "edgeq/wire.h"
 
 #define MAX_WORDS 8
@@ -80,90 +81,19 @@ static int add_peer(struct eq_cfg *cfg, const struct eq_cfg_peer *p)
 	return 0;
 }
 
-/* The numeric directives: name, bounds, unit, where the value goes. */
-enum num_dst { N_DEAD_MS, N_BDP, N_EDGE, N_EDGE_ECN, N_REORDER, N_REORDER_US, N_LOSS_US, N_RTO_US,
-	       N_QUANTUM, N_BURST_US, N_ACK_DELAY_US, N_MAX_PEERS, N_MAX_PREFIXES };
-
-static const struct num_directive {
-	const char	*name;
-	unsigned long	min, max;
-	const char	*unit;
-	enum num_dst	dst;
-} numbers[] = {
-	{ "agent_dead_ms",	10, 60000,	"milliseconds",	N_DEAD_MS },
-	{ "bdp",		1500, 16777216,	"bytes",	N_BDP },
-	{ "edge_queue",		1, 8192,	"packets",	N_EDGE },
-	{ "edge_ecn",		1, 8192,	"packets",	N_EDGE_ECN },
-	{ "reorder_queue",	1, 4096,	"packets",	N_REORDER },
-	{ "reorder_timeout_us",	10, 10000000,	"microseconds",	N_REORDER_US },
-	{ "loss_window_us",	0, 1000000,	"microseconds",	N_LOSS_US },
-	{ "rto_us",		10, 10000000,	"microseconds",	N_RTO_US },
-	{ "drr_quantum",	64, 1048576,	"bytes",	N_QUANTUM },
-	{ "pacer_burst_us",	10, 100000,	"microseconds",	N_BURST_US },
-	{ "ack_delay_us",	0, 10000,	"microseconds",	N_ACK_DELAY_US },
-	{ "max_peers",		EQ_PEERS_MIN, EQ_PEERS_LIMIT, "peer slots", N_MAX_PEERS },
-	{ "max_prefixes",	EQ_PEERS_MIN, EQ_PREFIXES_LIMIT, "prefixes", N_MAX_PREFIXES },
-};
-#define N_NUMBERS (sizeof(numbers) / sizeof(numbers[0]))
-
-static const char *number_names(void)
-{
-	return "agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, "
-	       "loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, max_peers, "
-	       "max_prefixes";
-}
-
-static const char *number_usage(const char *name)
-{
-	static char buf[160];
-
-	for (size_t i = 0; i < N_NUMBERS; i++)
-		if (!strcmp(numbers[i].name, name)) {
-			snprintf(buf, sizeof(buf), "usage: %s N, %lu-%lu %s", name, numbers[i].min,
-				 numbers[i].max, numbers[i].unit);
-			return buf;
-		}
-	return "bad value";
-}
-
-/* -ENOENT: not a numeric directive; -EINVAL: bad usage or value. */
-static int parse_number(struct eq_config *b, char **w, int nw)
-{
-	const struct num_directive *d = NULL;
-	unsigned long v;
-
-	for (size_t i = 0; i < N_NUMBERS; i++)
-		if (!strcmp(numbers[i].name, w[0]))
-			d = &numbers[i];
-	if (!d)
-		return -ENOENT;
-	if (nw != 2 || parse_uint(w[1], d->min, d->max, &v))
-		return -EINVAL;
-	switch (d->dst) {
-	case N_DEAD_MS:		b->agent_dead_ns = v * 1000000ULL; break;
-	case N_BDP:		b->eqds.bdp_bytes = (__u32)v; break;
-	case N_EDGE:		b->eqds.edge_limit = (__u32)v; break;
-	case N_EDGE_ECN:	b->eqds.edge_ecn = (__u32)v; break;
-	case N_REORDER:		b->eqds.reorder_limit = (__u32)v; break;
-	case N_REORDER_US:	b->eqds.reorder_ns = v * 1000ULL; break;
-	case N_LOSS_US:		b->eqds.loss_ns = v * 1000ULL; break;
-	case N_RTO_US:		b->eqds.rto_ns = v * 1000ULL; break;
-	case N_QUANTUM:		b->eqds.drr_quantum = (__u32)v; break;
-	case N_BURST_US:	b->eqds.burst_ns = v * 1000ULL; break;
-	case N_ACK_DELAY_US:	b->eqds.ack_delay_ns = (__u32)(v * 1000ULL); break;
-	case N_MAX_PEERS:	b->max_peers = (__u32)v; break;
-	case N_MAX_PREFIXES:	b->max_prefixes = (__u32)v; break;
-	}
-	return 0;
-}
-
 int eq_scheme_parse(const char *w)
 {
-	if (!strcmp(w, "none"))
-		return EQ_SCHEME_NONE;
-	if (!strcmp(w, "eqds"))
-		return EQ_SCHEME_EQDS;
-	return -1;
+	const struct eq_scheme_info *s = eq_scheme_info_find(w, strlen(w));
+
+	return s ? (int)s->id : -1;
+}
+
+static const char *scheme_name(int id)
+{
+	for (size_t i = 0; i < eq_nschemes; i++)
+		if ((int)eq_schemes[i].id == id)
+			return eq_schemes[i].name;
+	return "?";
 }
 
 /* The prefixes said so far, to find one said twice at the line that
@@ -244,8 +174,8 @@ static int check_peers(struct eq_cfg *cfg, struct eq_cfg_peer **idx, const char 
 
 		eq_addr_format(&bad->via, a, sizeof(a));
 		return fail(err, errlen, name, bad->line, "peer via %s is scheme %s here and %s on "
-			    "line %d: one underlay peer has one scheme", a, bad->scheme ? "eqds" : "none",
-			    with->scheme ? "eqds" : "none", with->line);
+			    "line %d: one underlay peer has one scheme", a, scheme_name(bad->scheme),
+			    scheme_name(with->scheme), with->line);
 	}
 	if (vias > b->max_peers)
 		return fail(err, errlen, name, 0, "%zu underlay peers (distinct 'via' addresses), more "
@@ -291,6 +221,54 @@ static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size
 	return 0;
 }
 
+static int bad_scheme(const char *w, const char *name, int ln, char *err, size_t errlen)
+{
+	char names[128];
+
+	eq_scheme_names(NULL, names, sizeof(names));
+	return fail(err, errlen, name, ln, "scheme '%s': use %s", w, names);
+}
+
+/* A directive that sets a value (settings.h): `NAME VALUE`, the tunnel's,
+ * or `SCHEME.KEY VALUE`, a scheme's. */
+static int setting_line(struct eq_config *b, char **w, int nw, const char *name, int ln,
+			char *err, size_t errlen)
+{
+	const struct eq_setting *s = eq_setting_find(w[0]);
+	const char *dot = strchr(w[0], '.');
+	char msg[1024];
+
+	if (!s && dot) {
+		const struct eq_scheme_info *sc = eq_scheme_info_find(w[0], (size_t)(dot - w[0]));
+		char names[768] = "";
+
+		if (!sc) {
+			eq_scheme_names(NULL, names, sizeof(names));
+			return fail(err, errlen, name, ln, "unknown directive '%s': no scheme '%.*s' "
+				    "(%s)", w[0], (int)(dot - w[0]), w[0], names);
+		}
+		for (size_t i = 0; i < sc->nset; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", sc->set[i].name);
+		return fail(err, errlen, name, ln, "scheme %s has no setting '%s' (%s)", sc->name,
+			    dot + 1, sc->nset ? names : "it has none");
+	}
+	if (!s) {
+		eq_setting_names(msg, sizeof(msg));
+		return fail(err, errlen, name, ln, "unknown directive '%s' (local, node_id, peer, "
+			    "scheme, %s)", w[0], msg);
+	}
+	if (nw != 2) {
+		eq_setting_usage(s, w[0], msg, sizeof(msg));
+		return fail(err, errlen, name, ln, "%s", msg);
+	}
+	if (eq_setting_set(b, s, w[1])) {
+		eq_setting_bad(s, w[0], w[1], msg, sizeof(msg));
+		return fail(err, errlen, name, ln, "%s", msg);
+	}
+	return 0;
+}
+
 /* One directive; words[0] is the keyword. */
 static int parse_line(struct eq_cfg *cfg, struct pfx_seen *seen, char **w, int nw,
 		      const char *name, int ln, char *err, size_t errlen)
@@ -320,33 +298,6 @@ static int parse_line(struct eq_cfg *cfg, struct pfx_seen *seen, char **w, int n
 			b->local6 = a;
 			b->flags |= EQ_CFG_HAS_V6;
 		}
-	} else if (!strcmp(w[0], "port")) {
-		WANT(2, "port 1-65535");
-		if (parse_uint(w[1], 1, 65535, &v))
-			return fail(err, errlen, name, ln, "port '%s' is not in 1-65535", w[1]);
-		b->port = (__u16)v;
-	} else if (!strcmp(w[0], "mtu")) {
-		WANT(2, "mtu BYTES");
-		if (parse_uint(w[1], 576, 65535, &v))
-			return fail(err, errlen, name, ln, "mtu '%s' is not in 576-65535", w[1]);
-		b->mtu = (__u32)v;
-	} else if (!strcmp(w[0], "link_rate")) {
-		WANT(2, "link_rate RATE (e.g. 10gbit)");
-		if (eq_parse_rate(w[1], &b->link_rate_bps))
-			return fail(err, errlen, name, ln, "link_rate '%s': use e.g. 100mbit, 10gbit", w[1]);
-	} else if (!strcmp(w[0], "link_framing")) {
-		WANT(2, "link_framing BYTES (24 on Ethernet, 0 on a veth)");
-		if (parse_uint(w[1], 0, 64, &v))
-			return fail(err, errlen, name, ln, "link_framing '%s' is not in 0-64 bytes", w[1]);
-		b->link_framing = (__u32)v;
-	} else if (!strcmp(w[0], "entropy")) {
-		WANT(2, "entropy flow|packet");
-		if (!strcmp(w[1], "flow"))
-			b->entropy = EQ_ENTROPY_FLOW;
-		else if (!strcmp(w[1], "packet"))
-			b->entropy = EQ_ENTROPY_PACKET;
-		else
-			return fail(err, errlen, name, ln, "entropy '%s': use flow or packet", w[1]);
 	} else if (!strcmp(w[0], "node_id")) {
 		WANT(2, "node_id 0-65535");
 		if (parse_uint(w[1], 0, 65535, &v))
@@ -356,10 +307,13 @@ static int parse_line(struct eq_cfg *cfg, struct pfx_seen *seen, char **w, int n
 	} else if (!strcmp(w[0], "peer")) {
 		struct eq_cfg_peer p = { .scheme = -1, .line = ln };
 
+		char names[128];
+
+		eq_scheme_names("|", names, sizeof(names));
 		if ((nw != 4 && nw != 6) || strcmp(w[2], "via") || (nw == 6 && strcmp(w[4], "scheme")))
-			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS [scheme none|eqds]");
+			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS [scheme %s]", names);
 		if (nw == 6 && (p.scheme = eq_scheme_parse(w[5])) < 0)
-			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[5]);
+			return bad_scheme(w[5], name, ln, err, errlen);
 		if (eq_prefix_parse(w[1], &p.prefix))
 			return fail(err, errlen, name, ln, "'%s' is not a prefix (ADDRESS[/LEN])", w[1]);
 		if (eq_addr_parse(w[3], &p.via))
@@ -370,52 +324,17 @@ static int parse_line(struct eq_cfg *cfg, struct pfx_seen *seen, char **w, int n
 			return fail(err, errlen, name, ln, "out of memory");
 		pfx_put(seen, cfg, (uint32_t)cfg->npeers - 1);
 	} else if (!strcmp(w[0], "scheme")) {
+		char names[128];
 		int sc;
 
-		WANT(2, "scheme none|eqds");
+		eq_scheme_names("|", names, sizeof(names));
+		if (nw != 2)
+			return fail(err, errlen, name, ln, "usage: scheme %s", names);
 		if ((sc = eq_scheme_parse(w[1])) < 0)
-			return fail(err, errlen, name, ln, "scheme '%s': use none or eqds", w[1]);
+			return bad_scheme(w[1], name, ln, err, errlen);
 		b->scheme = (__u32)sc;
-	} else if (!strcmp(w[0], "on_agent_down")) {
-		WANT(2, "on_agent_down tunnel|pass|drop");
-		if (!strcmp(w[1], "tunnel"))
-			b->on_agent_down = EQ_DOWN_TUNNEL;
-		else if (!strcmp(w[1], "pass"))
-			b->on_agent_down = EQ_DOWN_PASS;
-		else if (!strcmp(w[1], "drop"))
-			b->on_agent_down = EQ_DOWN_DROP;
-		else
-			return fail(err, errlen, name, ln, "on_agent_down '%s': use tunnel, pass or drop", w[1]);
-	} else if (!strcmp(w[0], "eqds_mode")) {
-		WANT(2, "eqds_mode trim|rts");
-		if (strcmp(w[1], "trim") && strcmp(w[1], "rts"))
-			return fail(err, errlen, name, ln, "eqds_mode '%s': use trim or rts", w[1]);
-		b->eqds.rts = !strcmp(w[1], "rts");
-	} else if (!strcmp(w[0], "asl")) {
-		WANT(2, "asl fifo|weighted");
-		if (strcmp(w[1], "fifo") && strcmp(w[1], "weighted"))
-			return fail(err, errlen, name, ln, "asl '%s': use fifo or weighted", w[1]);
-		b->eqds.policy = !strcmp(w[1], "weighted");
-	} else if (!strcmp(w[0], "fast_path")) {
-		WANT(2, "fast_path on|off");
-		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
-			return fail(err, errlen, name, ln, "fast_path '%s': use on or off", w[1]);
-		b->eqds.fast_path = !strcmp(w[1], "on");
-	} else if (!strcmp(w[0], "hold_tcp")) {
-		WANT(2, "hold_tcp auto|on|off");
-		if (strcmp(w[1], "auto") && strcmp(w[1], "on") && strcmp(w[1], "off"))
-			return fail(err, errlen, name, ln, "hold_tcp '%s': use auto, on or off", w[1]);
-		b->eqds.hold_tcp = !strcmp(w[1], "on") ? 1 : !strcmp(w[1], "off") ? 0 : EQ_HOLD_AUTO;
-	} else if (!strcmp(w[0], "direct_rx")) {
-		WANT(2, "direct_rx on|off");
-		if (strcmp(w[1], "on") && strcmp(w[1], "off"))
-			return fail(err, errlen, name, ln, "direct_rx '%s': use on or off", w[1]);
-		b->eqds.direct_rx = !strcmp(w[1], "on");
-	} else if ((rc = parse_number(b, w, nw)) != -ENOENT) {
-		if (rc)
-			return fail(err, errlen, name, ln, "%s", number_usage(w[0]));
 	} else {
-		return fail(err, errlen, name, ln, "unknown directive '%s' (local, port, mtu, link_rate, link_framing, entropy, node_id, peer, scheme, on_agent_down, eqds_mode, asl, fast_path, direct_rx, hold_tcp, %s)", w[0], number_names());
+		return setting_line(b, w, nw, name, ln, err, errlen);
 	}
 #undef WANT
 	return 0;
@@ -428,18 +347,18 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 
 	if (!(b->flags & (EQ_CFG_HAS_V4 | EQ_CFG_HAS_V6)))
 		return fail(err, errlen, name, 0, "no 'local' address: say which underlay address this host sends from");
-	if (b->eqds.edge_ecn > b->eqds.edge_limit)
+	if (b->tunnel.edge_ecn > b->tunnel.edge_limit)
 		return fail(err, errlen, name, 0, "edge_ecn %u is above edge_queue %u: nothing would ever be marked",
-			    b->eqds.edge_ecn, b->eqds.edge_limit);
-	if (b->mtu && b->eqds.bdp_bytes && b->eqds.bdp_bytes < b->mtu)
+			    b->tunnel.edge_ecn, b->tunnel.edge_limit);
+	if (b->mtu && b->tunnel.bdp_bytes && b->tunnel.bdp_bytes < b->mtu)
 		return fail(err, errlen, name, 0, "bdp %u is below the mtu %u: not one packet could be pulled",
-			    b->eqds.bdp_bytes, b->mtu);
+			    b->tunnel.bdp_bytes, b->mtu);
 	if (!b->max_prefixes)
 		b->max_prefixes = b->max_peers * EQ_PREFIXES_PER_PEER > EQ_PREFIXES_LIMIT ?
 				  EQ_PREFIXES_LIMIT : b->max_peers * EQ_PREFIXES_PER_PEER;
 	/* hold_tcp auto: on where the agent could not carry a bulk flow. */
-	if (b->eqds.hold_tcp == EQ_HOLD_AUTO)
-		b->eqds.hold_tcp = b->link_rate_bps >= EQ_HOLD_AUTO_BPS;
+	if (b->tunnel.hold_tcp == EQ_HOLD_AUTO)
+		b->tunnel.hold_tcp = b->link_rate_bps >= EQ_HOLD_AUTO_BPS;
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		const struct eq_cfg_peer *p = &cfg->peers[i];
 		bool v4 = eq_addr_is_v4(&p->via);
@@ -459,26 +378,10 @@ int eq_cfg_parse(const char *text, const char *name, struct eq_cfg *cfg, char *e
 	int ln = 0, rc = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->bpf.port = EQ_DEFAULT_PORT;
-	cfg->bpf.entropy = EQ_ENTROPY_FLOW;
-	cfg->bpf.link_rate_bps = 10000000000ULL;
-	cfg->bpf.link_framing = EQ_ETH_FRAMING;
-	cfg->bpf.max_peers = EQ_MAX_PEERS;	/* max_prefixes: 4 per peer (validate) */
-	/* EQDS defaults, written out so that the pinned config shows them
-	 * (bdp stays 0: the agent derives it from the link rate). */
-	cfg->bpf.agent_dead_ns = 200 * 1000000ULL;
-	cfg->bpf.eqds.edge_limit = 100;
-	cfg->bpf.eqds.edge_ecn = 30;
-	cfg->bpf.eqds.reorder_limit = 0;	/* by the link rate (agent) */
-	cfg->bpf.eqds.reorder_ns = 12000 * 1000ULL;
-	cfg->bpf.eqds.loss_ns = 500 * 1000ULL;
-	cfg->bpf.eqds.burst_ns = 150 * 1000ULL;
-	cfg->bpf.eqds.ack_delay_ns = 300 * 1000U;
-	cfg->bpf.eqds.rto_ns = 10000 * 1000ULL;
-	cfg->bpf.eqds.drr_quantum = 3000;
-	cfg->bpf.eqds.fast_path = 1;
-	cfg->bpf.eqds.direct_rx = 1;
-	cfg->bpf.eqds.hold_tcp = EQ_HOLD_AUTO;
+	/* Every setting's default, written out so that the pinned config
+	 * shows them (bdp and reorder_queue stay 0: the scheme derives them
+	 * from the link rate and the round trip). */
+	eq_settings_defaults(&cfg->bpf);
 	if (!copy)
 		return fail(err, errlen, name, 0, "out of memory");
 	/* strsep, not strtok: keeps empty lines so line numbers stay right. */

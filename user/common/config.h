@@ -16,9 +16,12 @@
  *   scheme none|eqds           who carries the tunnel's data
  *   on_agent_down tunnel|pass|drop
  *   agent_dead_ms 200          heartbeat age at which the agent is down
- *   eqds_mode trim|rts  asl fifo|weighted  bdp BYTES  edge_queue 100
- *   edge_ecn 30  reorder_queue 128  reorder_timeout_us 2000  rto_us 10000
- *   drr_quantum 3000
+ *   bdp BYTES  edge_queue 100  edge_ecn 30  reorder_queue 128
+ *   reorder_timeout_us 2000  rto_us 10000  drr_quantum 3000 ...
+ *   eqds.mode trim|rts  eqds.asl fifo|weighted   (SCHEME.KEY VALUE)
+ *
+ * Every directive but local, node_id, peer and scheme is a row of the
+ * settings tables (settings.h).
  */
 #ifndef EDGEQ_CONFIG_H
 #define EDGEQ_CONFIG_H

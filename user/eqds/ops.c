@@ -12,7 +12,7 @@
  * the defaults of settings left 0. */
 static void cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 {
-	const struct eq_eqds_config *q = &c->eqds;
+	const struct eq_tunnel_config *q = &c->tunnel;
 	uint32_t mtu = c->mtu ? c->mtu : 1500;
 
 	*e = (struct eqds_cfg){
@@ -22,7 +22,7 @@ static void cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.mtu = mtu,
 		.bdp_bytes = q->bdp_bytes,
 		.bdp_auto = !q->bdp_bytes,	/* not configured: it follows the RTT */
-		.rts = q->rts,
+		.rts = c->schemes.eqds.mode == 1,
 		.edge_limit = q->edge_limit ? q->edge_limit : 100,
 		.edge_ecn = q->edge_ecn ? q->edge_ecn : 30,
 		.reorder_limit = q->reorder_limit,
@@ -32,7 +32,7 @@ static void cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
 		.burst_ns = q->burst_ns,
 		.ack_delay_ns = q->ack_delay_ns,
-		.policy = q->policy ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
+		.policy = c->schemes.eqds.asl ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
 		.idle_ns = 10ULL * 1000000000ULL,
 	};
 	if (!e->reorder_limit) {
