@@ -498,8 +498,8 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		__u32 slot;
 
-		rc = eq_peer_add(&m, &cfg->peers[i].prefix, &cfg->peers[i].via, cfg->peers[i].plain,
-				 &slot);
+		rc = eq_peer_add(&m, &cfg->peers[i].prefix, &cfg->peers[i].via,
+				 (__u8)cfg->peers[i].scheme, cfg->peers[i].plain, &slot);
 		if (rc) {
 			char s[EQ_PREFIXSTRLEN];
 

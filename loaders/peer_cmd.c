@@ -79,7 +79,8 @@ static int peer_add(const char *ifname, const char *prefix, const char *via, con
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = eq_peer_add(&m, &k, &a, c.scheme == EQ_SCHEME_EQDS && sc == EQ_SCHEME_NONE, &slot);
+	rc = eq_peer_add(&m, &k, &a, (__u8)sc, c.scheme == EQ_SCHEME_EQDS && sc == EQ_SCHEME_NONE,
+			 &slot);
 	if (rc == -EEXIST)
 		eq_err("%s: prefix %s already goes to another peer; delete it first", ifname, prefix);
 	else if (rc == -EBUSY)

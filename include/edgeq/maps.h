@@ -84,8 +84,13 @@ struct eq_peer {
 	struct eq_addr	underlay;	/* the peer's underlay (outer) address */
 	__u32	flags;			/* EQ_PEER_* */
 	__u32	tx_seq;			/* next DATA seq to stamp (atomic add) */
-	__u32	pad0[4];		/* (the EQDS credit bucket is eq_credit,
-					 * lease.h: the loader never writes it) */
+	__u8	scheme;			/* enum eq_scheme: the control loop that
+					 * carries this peer's tunnel (the agent
+					 * runs one instance per scheme in use) */
+	__u8	pad0b[3];
+	__u32	pad0[3];		/* (a scheme's per-peer state the kernel
+					 * shares is in maps of its own: eq_credit,
+					 * lease.h; the loader never writes it) */
 	__u64	pad1[3];
 	/* line 1: the receiving side */
 	__u32	rx_seq_next;		/* one past the highest DATA seq received */

@@ -15,6 +15,8 @@
 #     adding a prefix via an existing peer with the other scheme is
 #     refused; a config that gives one underlay peer two schemes is
 #     refused before anything is hooked;
+#     a peer deleted at run time is forgotten by the agent (its slot's
+#     state flushed and cleared), and carries traffic once added back;
 #  4. with `scheme none` everywhere and one peer `scheme eqds`, the agent
 #     runs (the attachment's scheme is eqds, its default none).
 set -u
@@ -102,6 +104,21 @@ check "a prefix via the none peer with scheme eqds is refused ($rc): $out" \
 out=$(eq_a peer add 10.97.0.0/24 via 10.77.0.3 scheme sird dev "$TB_IFA" 2>&1); rc=$?
 check "an unknown scheme is refused ($rc): $out" \
 	bash -c "[ $rc -ne 0 ] && grep -q \"scheme 'sird'\" <<<\"\$1\"" _ "$out"
+# A peer removed at run time: within the agent's reload (1 s) its slot's
+# tunnel is flushed and its published state cleared, so that a peer that
+# takes the slot later inherits nothing; added back, it carries traffic.
+check "peer del of the eqds peer" eq_a peer del 10.77.0.2/32 dev "$TB_IFA"
+left=
+for i in $(seq 30); do
+	sleep 0.1
+	left=$(bpftool -j map lookup pinned "$TB_PIN_A/eq_agent_peers" key "${slot:-9999}" 0 0 0 2>/dev/null |
+		jq -r '.formatted.value.tx_data // empty' 2>/dev/null)
+	[ "$left" = 0 ] && break
+done
+check "the agent forgot the deleted peer's slot $slot (its tx_data ${d4b} -> $left)" [ "$left" = 0 ]
+check "added back (scheme eqds)" eq_a peer add 10.77.0.2/32 via 10.77.0.2 dev "$TB_IFA"
+MB=1 xfer 10.77.0.2 4b; r=$?
+check "TCP over it again: identical bytes" [ "$r" = 0 ] || { eq_a status "$TB_IFA"; eq_a peer list dev "$TB_IFA"; tail -3 /run/edgeq/*"$TB_IFA"*.log; } | as_comment
 check "detach both" bash -c "'$EDGEQ' --netns '$TB_A' detach '$TB_IFA' && '$EDGEQ' --netns '$TB_B' detach '$TB_IFB'"
 
 printf 'local 10.77.0.1\npeer 10.77.0.2/32 via 10.77.0.2 scheme eqds\npeer 10.88.0.0/24 via 10.77.0.2\n' >"$TB_TMP/bad.conf"

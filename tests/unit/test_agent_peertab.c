@@ -25,7 +25,7 @@ static void full_table(uint32_t n)
 	for (uint32_t s = 0; s < n; s++) {
 		struct eq_addr a = nth(s * 7919);
 
-		peertab_set(&t, s, true, &a);
+		peertab_set(&t, s, true, &a, EQ_SCHEME_EQDS);
 	}
 	peertab_rehash(&t);
 	for (uint32_t s = 0; s < n; s++) {
@@ -55,20 +55,38 @@ static void test_route_kept_or_forgotten(void **state)
 	struct eq_addr a = nth(1), b = nth(2);
 
 	assert_int_equal(peertab_init(&t, EQ_MAX_PEERS), 0);
-	peertab_set(&t, 3, true, &a);
+	assert_false(peertab_set(&t, 3, true, &a, EQ_SCHEME_EQDS));	/* a new peer: nothing gone */
 	t.routed[3] = true;
-	peertab_set(&t, 3, true, &a);
+	assert_false(peertab_set(&t, 3, true, &a, EQ_SCHEME_EQDS));
 	assert_true(t.routed[3]);
-	peertab_set(&t, 3, true, &b);
+	assert_true(peertab_set(&t, 3, true, &b, EQ_SCHEME_EQDS));	/* another peer took it */
 	assert_false(t.routed[3]);
 	t.routed[3] = true;
-	peertab_set(&t, 3, false, &b);
+	assert_true(peertab_set(&t, 3, false, &b, EQ_SCHEME_EQDS));	/* gone */
 	assert_false(t.routed[3]);
+	assert_false(peertab_set(&t, 3, false, &b, EQ_SCHEME_EQDS));	/* still gone: said once */
 	peertab_rehash(&t);
 	assert_int_equal(peertab_find(&t, &b), -1);
-	peertab_set(&t, EQ_MAX_PEERS, true, &a);	/* out of range: ignored */
+	assert_false(peertab_set(&t, EQ_MAX_PEERS, true, &a, 1));	/* out of range: ignored */
 	peertab_rehash(&t);
 	assert_int_equal(peertab_find(&t, &a), -1);
+	peertab_free(&t);
+}
+
+/* The same address with another scheme is another tunnel: the slot's
+ * state is gone (the route to the host stays: it is the same host). */
+static void test_scheme_change_is_a_new_peer(void **state)
+{
+	struct eq_addr a = nth(1);
+
+	assert_int_equal(peertab_init(&t, EQ_PEERS_MIN), 0);
+	assert_false(peertab_set(&t, 5, true, &a, EQ_SCHEME_EQDS));
+	assert_int_equal(t.scheme[5], EQ_SCHEME_EQDS);
+	t.routed[5] = true;
+	assert_true(peertab_set(&t, 5, true, &a, EQ_SCHEME_NONE));
+	assert_int_equal(t.scheme[5], EQ_SCHEME_NONE);
+	assert_true(t.routed[5]);
+	assert_false(peertab_set(&t, 5, true, &a, EQ_SCHEME_NONE));
 	peertab_free(&t);
 }
 
@@ -77,6 +95,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_route_kept_or_forgotten),
+		cmocka_unit_test(test_scheme_change_is_a_new_peer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

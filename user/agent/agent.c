@@ -172,10 +172,60 @@ static void learn_route(struct agent *a, int slot, const uint8_t *f, const struc
 	a->peers.routed[slot] = true;
 }
 
+/* The slot of a peer TC or XDP found in eq_peers: ours may be older than
+ * theirs (it is reread every second), so a miss rereads it first, at most
+ * once per MISS_RELOAD_NS.  Without it, the first frames after `edgeq peer
+ * add` were dropped here, and a TCP SYN TC had handed over and we never
+ * took kept TC's backpressure shut for that peer (lease.h: handed - taken
+ * stayed 1) with no tunnel here to reconcile it. */
+#define MISS_RELOAD_NS	(10 * 1000000ULL)
+
+static void slot_gone(void *ctx, uint32_t slot);
+
+static int find_slot(struct agent *a, const struct eq_addr *addr)
+{
+	int slot = peertab_find(&a->peers, addr);
+	uint64_t now;
+
+	if (slot >= 0)
+		return slot;
+	now = now_ns();
+	if (now - a->last_miss_reload < MISS_RELOAD_NS)
+		return -1;
+	a->last_miss_reload = now;
+	a->cnt_reloads++;
+	if (peertab_load(&a->peers, a->fd_peers, (uint8_t)a->cfg.scheme, slot_gone, a))
+		return -1;
+	return peertab_find(&a->peers, addr);
+}
+
+/* The instance of the slot's scheme, created with the first of its peers
+ * (modules.h); NULL if it cannot run here (said once). */
+static struct eq_mod *mod_of(struct agent *a, int slot)
+{
+	uint8_t sc = a->peers.scheme[slot];
+	struct eq_mod *md = eq_mods_of(&a->mods, sc);
+	char err[300];
+
+	if (md || (sc < EQ_MODS_MAX && a->mod_failed[sc]))
+		return md;
+	md = eq_mods_get(&a->mods, sc, now_ns(), err, sizeof(err));
+	if (md) {
+		md->ops->describe(md->s, err, sizeof(err));
+		fprintf(stderr, "edgeqd: %s: %s\n", a->ifname, err);
+	} else {
+		fprintf(stderr, "edgeqd: %s: peers of scheme %u go unserved: %s\n", a->ifname, sc, err);
+		if (sc < EQ_MODS_MAX)
+			a->mod_failed[sc] = true;
+	}
+	return md;
+}
+
 static void from_host(void *ctx, uint8_t *f, uint32_t len)
 {
 	struct agent *a = ctx;
 	struct eqf_info fi;
+	struct eq_mod *md;
 	struct eqt_pkt *p;
 	int slot;
 
@@ -183,8 +233,9 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 		a->cnt.frames_bad++;
 		return;
 	}
-	slot = peertab_find(&a->peers, &fi.dst);
-	if (slot < 0) {
+	slot = find_slot(a, &fi.dst);
+	md = slot < 0 ? NULL : mod_of(a, slot);
+	if (!md) {
 		a->cnt.no_peer++;
 		return;
 	}
@@ -207,8 +258,8 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 	/* TC's fast path sent this one already: ours is the copy to keep
 	 * until the ACK. */
 	if (fi.hdr.flags & EQ_F_FAST)
-		a->ops->fast_sent(a->sch, slot, p, fi.hdr.seq_ack, now_ns());
-	else if (a->ops->from_host(a->sch, slot, p, now_ns()))
+		md->ops->fast_sent(md->s, slot, p, fi.hdr.seq_ack, now_ns());
+	else if (md->ops->from_host(md->s, slot, p, now_ns()))
 		a->cnt.edge_drops++;
 }
 
@@ -217,6 +268,7 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 	struct agent *a = ctx;
 	struct eqf_info fi;
 	struct eqt_pkt *p = NULL;
+	struct eq_mod *md;
 	int slot;
 
 	int rc = eqf_parse(f, len, a->cfg.port, &fi);
@@ -228,8 +280,9 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 			a->cnt.frames_bad++;
 		return;
 	}
-	slot = peertab_find(&a->peers, &fi.src);
-	if (slot < 0) {
+	slot = find_slot(a, &fi.src);
+	md = slot < 0 ? NULL : mod_of(a, slot);
+	if (!md) {
 		a->cnt.no_peer++;
 		return;
 	}
@@ -253,7 +306,7 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 		p->len = len;
 		p->l3_off = fi.inner_off;
 	}
-	if (a->ops->from_wire(a->sch, slot, &fi.hdr, p, now_ns()) && !first)
+	if (md->ops->from_wire(md->s, slot, &fi.hdr, p, now_ns()) && !first)
 		learn_route(a, slot, f, &fi, false);
 }
 
@@ -278,14 +331,29 @@ static unsigned int wire_rx_all(struct agent *a)
 
 /* --- the pinned maps ----------------------------------------------------- */
 
+/* A slot's peer went away, or another (or the same with another scheme)
+ * took it: what the schemes kept for it is not the new peer's, whose
+ * tunnel starts afresh (a new epoch: the peer's receiver takes it as a
+ * restart). */
+static void slot_gone(void *ctx, uint32_t slot)
+{
+	struct agent *a = ctx;
+	struct eq_agent_peer none = {};
+
+	eq_mods_flush(&a->mods, slot, now_ns());
+	a->active[slot] = false;
+	bpf_map_update_elem(a->fd_agent_peers, &slot, &none, 0);	/* nothing to show */
+}
+
 static void publish(struct agent *a)
 {
 	for (uint32_t s = 0; s < a->npeers; s++) {
 		struct eq_agent_peer v;
+		struct eq_mod *md;
 
-		if (!a->active[s])
+		if (!a->active[s] || !(md = eq_mods_of(&a->mods, a->peers.scheme[s])))
 			continue;
-		a->ops->publish(a->sch, s, &v);
+		md->ops->publish(md->s, s, &v);
 		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
 	}
 }
@@ -299,7 +367,7 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 	if (alive && ag.flush_seq != ag.flush_done) {
 		uint32_t peer = ag.flush_peer;
 
-		a->ops->flush(a->sch, peer, now);
+		eq_mods_flush(&a->mods, peer, now);
 		fprintf(stderr, "edgeqd: %s: flushed %s\n", a->ifname,
 			peer >= a->npeers ? "every tunnel" : "one tunnel");
 		ag.flush_done = ag.flush_seq;
@@ -429,7 +497,7 @@ static void direct_rx_open(struct agent *a)
 	a->rx = m;
 	for (uint32_t i = 0; i < a->npeers; i++)
 		__atomic_store_n(&a->rx[i].order.word, 0, __ATOMIC_RELEASE);
-	a->ops->set_maps(a->sch, NULL, a->rx);
+	eq_mods_set_maps(&a->mods, NULL, a->rx);
 }
 
 /* How many receive queues the interface has (ETHTOOL_GCHANNELS, which
@@ -481,9 +549,7 @@ static int wire_open(struct agent *a, char *err, size_t len)
 
 int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *err, size_t len)
 {
-	struct eqt_io io = { a, io_send_data, io_send_ctl, io_deliver, io_delivered };
-	struct eqt_env env = { .io = &io, .pool = &a->pool };
-	char what[200];
+	char what[600];
 	char host_if[IF_NAMESIZE], peer_if[IF_NAMESIZE];
 	uint32_t zero = 0;
 
@@ -515,8 +581,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		}
 	}
 	a->owns_state = true;
-	a->ops = eq_scheme_find(a->cfg.scheme);
-	if (!a->ops) {
+	if (!eq_scheme_find(a->cfg.scheme)) {
 		snprintf(err, len, "%s is attached without 'scheme eqds': nothing for the agent to do",
 			 ifname);
 		return -1;
@@ -540,7 +605,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		snprintf(err, len, "no memory for %u peer slots", a->npeers);
 		return -1;
 	}
-	if (peertab_load(&a->peers, a->fd_peers)) {
+	if (peertab_load(&a->peers, a->fd_peers, (uint8_t)a->cfg.scheme, NULL, NULL)) {
 		snprintf(err, len, "cannot read eq_peers: %s", strerror(errno));
 		return -1;
 	}
@@ -558,22 +623,23 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		return -1;
 	}
 	credit_open(a);
-	env.cfg = &a->cfg;
-	env.lend = a->lends;
-	env.now = now_ns();
-	env.rand = env.now ^ ((uint64_t)getpid() << 32);
-	a->sch = a->ops->create(&env, err, len);
-	if (!a->sch)
+	/* The attachment's scheme runs from the start, every other one its
+	 * peers use once its first peer shows up (mod_of). */
+	a->io = (struct eqt_io){ a, io_send_data, io_send_ctl, io_deliver, io_delivered };
+	a->mods.find = eq_scheme_find;
+	a->mods.env = (struct eqt_env){ .cfg = &a->cfg, .io = &a->io, .pool = &a->pool,
+					.lend = a->lends };
+	a->mods.env.rand = now_ns() ^ ((uint64_t)getpid() << 32);
+	eq_mods_set_maps(&a->mods, a->credit, NULL);
+	if (!eq_mods_get(&a->mods, a->cfg.scheme, now_ns(), err, len))
 		return -1;
-	if (a->credit)
-		a->ops->set_maps(a->sch, a->credit, NULL);
 	direct_rx_open(a);
 	if (wire_open(a, err, len) ||
 	    eq_xsk_open(&a->host, peer_if, 0, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false,
 			SOCKET_FRAMES, SOCKET_FRAMES,
 			err, len))
 		return -1;
-	a->ops->describe(a->sch, what, sizeof(what));
+	eq_mods_describe(&a->mods, what, sizeof(what));
 	fprintf(stderr, "edgeqd: %s: %s; wire socket in %s mode; fast path %s\n", ifname, what,
 		a->wire.zero_copy ? "zero-copy" : "copy (zero copy not supported here)",
 		a->lends ? "on" : "off");
@@ -618,12 +684,12 @@ int agent_run(struct agent *a)
 		if (a->bell)
 			ring_buffer__consume(a->bell);
 		now = now_ns();
-		next = a->ops->run(a->sch, now);
+		next = eq_mods_run(&a->mods, now);
 		eq_xsk_flush(&a->wire);
 		eq_xsk_flush(&a->host);
 		/* Only once what the module sent is on the wire: a fast send
 		 * must not overtake it. */
-		a->ops->lease_sync(a->sch, now);
+		eq_mods_lease_sync(&a->mods, now);
 		eq_xsk_flush(&a->wire);		/* an RTS it may have sent */
 		if (now >= a->next_beat) {
 			beat(a, now, true);
@@ -634,7 +700,7 @@ int agent_run(struct agent *a)
 			a->next_publish = now + PUBLISH_NS;
 		}
 		if (now >= a->next_reload) {
-			peertab_load(&a->peers, a->fd_peers);
+			peertab_load(&a->peers, a->fd_peers, (uint8_t)a->cfg.scheme, slot_gone, a);
 			a->next_reload = now + RELOAD_NS;
 		}
 		if (n)
@@ -650,11 +716,11 @@ int agent_run(struct agent *a)
 
 			/* XDP delivered something since the scheme looked: look
 			 * again rather than leave it to the ACK timer. */
-			if (a->ops->sleep(a->sch, now + d))
+			if (eq_mods_sleep(&a->mods, now + d))
 				continue;
 			if (ppoll(pfd, nfd, &ts, NULL) < 0 && errno != EINTR)
 				return -errno;
-			a->ops->awake(a->sch);
+			eq_mods_awake(&a->mods);
 		}
 	}
 	return 0;
@@ -663,8 +729,7 @@ int agent_run(struct agent *a)
 void agent_close(struct agent *a)
 {
 	if (a->fd_agent >= 0 && a->owns_state) {
-		if (a->sch)
-			publish(a);
+		publish(a);
 		beat(a, now_ns(), false);	/* TC applies on_agent_down at once */
 	}
 	eq_xsk_close(&a->copies);
@@ -673,8 +738,7 @@ void agent_close(struct agent *a)
 	for (uint32_t q = 0; q < a->nrxq; q++)
 		eq_xsk_close(&a->rxq[q]);
 	free(a->rxq);
-	if (a->sch)
-		a->ops->destroy(a->sch);	/* takes every lease back */
+	eq_mods_destroy(&a->mods);	/* takes every lease back */
 	if (a->credit)
 		munmap(a->credit, CREDIT_MAP_LEN);
 	if (a->bell)
@@ -688,11 +752,13 @@ void agent_close(struct agent *a)
 	if (a->owns_state)
 		fprintf(stderr, "edgeqd: %s: stopped; frames bad %llu, to/from no peer %llu, pool empty %llu, "
 		"control with no route %llu, ECN drops %llu, edge queue drops %llu, checksums "
-		"completed %llu, trimmed segments unnumbered %llu\n", a->ifname,
+		"completed %llu, trimmed segments unnumbered %llu; peer table reread on a miss %llu "
+		"times\n", a->ifname,
 		(unsigned long long)a->cnt.frames_bad, (unsigned long long)a->cnt.no_peer,
 		(unsigned long long)a->cnt.pool_empty, (unsigned long long)a->cnt.ctl_noroute,
 		(unsigned long long)a->cnt.ecn_drops, (unsigned long long)a->cnt.edge_drops,
-		(unsigned long long)a->cnt.csum_completed, (unsigned long long)a->cnt.seg_unnumbered);
+		(unsigned long long)a->cnt.csum_completed, (unsigned long long)a->cnt.seg_unnumbered,
+		(unsigned long long)a->cnt_reloads);
 	for (int *fd = &a->fd_config; fd <= &a->fd_bell; fd++)
 		if (*fd >= 0)
 			close(*fd);

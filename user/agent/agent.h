@@ -2,8 +2,9 @@
 /*
  * edgeqd: the agent.  Two AF_XDP sockets (the wire: the attached
  * interface; the host: eqb<ifindex>, the far end of the internal veth TC
- * redirects tunnel traffic into), the control-loop module (a scheme:
- * core/scheme.h, listed in schemes.c), and the
+ * redirects tunnel traffic into), the control-loop modules its peers use
+ * (schemes: core/scheme.h, listed in schemes.c, one instance each:
+ * modules.h), and the
  * pinned maps it reads its config from and publishes its state to.
  */
 #ifndef EDGEQ_AGENT_H
@@ -15,6 +16,7 @@
 #include "edgeq/lease.h"
 #include "edgeq/rx.h"
 #include "schemes.h"
+#include "modules.h"
 #include "peertab.h"
 #include "xsk.h"
 
@@ -36,8 +38,9 @@ struct agent {
 	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
 	uint8_t			wire_mac[6];	/* the attached interface's */
 	struct eqt_pool		pool;
-	const struct eqt_scheme_ops *ops;	/* the scheme (core/scheme.h) ... */
-	void			*sch;		/* ... and its state */
+	struct eq_mods		mods;		/* the schemes' instances (modules.h) */
+	struct eqt_io		io;		/* what they call back */
+	bool			mod_failed[EQ_MODS_MAX]; /* said once: cannot run */
 	struct peertab		peers;
 	uint32_t		npeers;		/* peer slots: eq_peers' max_entries */
 	bool			*active;	/* peers with state to publish */
@@ -45,6 +48,8 @@ struct agent {
 	uint32_t		frame_size;	/* the sockets' UMEM frames */
 	bool			lends;		/* fast path: credit lent to TC */
 	uint64_t		next_beat, next_publish, next_reload;
+	uint64_t		last_miss_reload; /* peer table reread on a miss */
+	uint64_t		cnt_reloads;	/* ... how often (the log at exit) */
 	uint32_t		path_rr;
 	bool			owns_state;	/* eq_agent is ours to write */
 	volatile int		stop;

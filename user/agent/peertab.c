@@ -21,10 +21,12 @@ int peertab_init(struct peertab *t, uint32_t slots)
 	t->addr = calloc(slots, sizeof(*t->addr));
 	t->used = calloc(slots, sizeof(*t->used));
 	t->routed = calloc(slots, sizeof(*t->routed));
+	t->scheme = calloc(slots, sizeof(*t->scheme));
 	t->route = calloc(slots, sizeof(*t->route));
 	t->bucket = calloc(t->nbuckets, sizeof(*t->bucket));
 	t->scratch = calloc(slots, sizeof(*t->scratch));
-	return t->addr && t->used && t->routed && t->route && t->bucket && t->scratch ? 0 : -ENOMEM;
+	return t->addr && t->used && t->routed && t->scheme && t->route && t->bucket && t->scratch ?
+	       0 : -ENOMEM;
 }
 
 void peertab_free(struct peertab *t)
@@ -32,21 +34,30 @@ void peertab_free(struct peertab *t)
 	free(t->addr);
 	free(t->used);
 	free(t->routed);
+	free(t->scheme);
 	free(t->route);
 	free(t->bucket);
 	free(t->scratch);
 	memset(t, 0, sizeof(*t));
 }
 
-void peertab_set(struct peertab *t, uint32_t slot, bool used, const struct eq_addr *a)
+bool peertab_set(struct peertab *t, uint32_t slot, bool used, const struct eq_addr *a,
+		 uint8_t scheme)
 {
+	bool other;
+
 	if (slot >= t->n)
-		return;
-	if (!used || !t->used[slot] || memcmp(&t->addr[slot], a, sizeof(*a)))
+		return false;
+	other = !used || !t->used[slot] || memcmp(&t->addr[slot], a, sizeof(*a));
+	if (other)
 		t->routed[slot] = false;
+	other = t->used[slot] && (other || t->scheme[slot] != scheme);
 	t->used[slot] = used;
-	if (used)
+	if (used) {
 		t->addr[slot] = *a;
+		t->scheme[slot] = scheme;
+	}
+	return other;
 }
 
 void peertab_rehash(struct peertab *t)
@@ -86,15 +97,21 @@ static int read_all(struct peertab *t, int fd)
 	return done == t->n ? 0 : -EIO;
 }
 
-int peertab_load(struct peertab *t, int peers_fd)
+int peertab_load(struct peertab *t, int peers_fd, uint8_t dflt,
+		 void (*gone)(void *ctx, uint32_t slot), void *ctx)
 {
 	/* One slot at a time where batches fail (a kernel without them). */
 	if (read_all(t, peers_fd))
 		for (uint32_t s = 0; s < t->n; s++)
 			if (bpf_map_lookup_elem(peers_fd, &s, &t->scratch[s]))
 				return -errno;
-	for (uint32_t s = 0; s < t->n; s++)
-		peertab_set(t, s, t->scratch[s].flags & EQ_PEER_USED, &t->scratch[s].underlay);
+	for (uint32_t s = 0; s < t->n; s++) {
+		const struct eq_peer *p = &t->scratch[s];
+		uint8_t sc = p->scheme || (p->flags & EQ_PEER_PLAIN) ? p->scheme : dflt;
+
+		if (peertab_set(t, s, p->flags & EQ_PEER_USED, &p->underlay, sc) && gone)
+			gone(ctx, s);
+	}
 	peertab_rehash(t);
 	return 0;
 }

@@ -8,7 +8,8 @@
 
 /* A free slot, from the maps' hint on (wrapping): attach fills a fresh
  * table in order, so each of its peers finds one at the first look. */
-static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool plain, __u32 *slot)
+static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme, bool plain,
+		      __u32 *slot)
 {
 	struct eq_underlay_val uv;
 	struct eq_peer p;
@@ -29,6 +30,7 @@ static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool plain, 
 		p.underlay = *via;
 		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6) |
 			  (plain ? EQ_PEER_PLAIN : 0);
+		p.scheme = scheme;
 		if (bpf_map_update_elem(m->peers, &i, &p, BPF_ANY))
 			return -errno;
 		uv.peer = i;
@@ -46,8 +48,8 @@ static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool plain, 
 	return -ENOSPC;
 }
 
-static int find_or_alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool plain,
-			      __u32 *slot, bool *fresh)
+static int find_or_alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme,
+			      bool plain, __u32 *slot, bool *fresh)
 {
 	*fresh = false;
 	struct eq_underlay_val uv;
@@ -57,13 +59,13 @@ static int find_or_alloc_slot(struct eq_maps *m, const struct eq_addr *via, bool
 		/* One underlay peer, one scheme. */
 		if (bpf_map_lookup_elem(m->peers, &uv.peer, &p))
 			return -errno;
-		if (!(p.flags & EQ_PEER_PLAIN) != !plain)
+		if (!(p.flags & EQ_PEER_PLAIN) != !plain || p.scheme != scheme)
 			return -EBUSY;
 		*slot = uv.peer;
 		return 0;
 	}
 	*fresh = true;
-	return alloc_slot(m, via, plain, slot);
+	return alloc_slot(m, via, scheme, plain, slot);
 }
 
 /* A slot no prefix uses any more (or came to use): free for another. */
@@ -113,7 +115,7 @@ int eq_prefix_set(const struct eq_maps *m, const struct eq_prefix_key *k, const 
 }
 
 int eq_peer_add(struct eq_maps *m, const struct eq_prefix_key *prefix,
-		const struct eq_addr *via, bool plain, __u32 *slot)
+		const struct eq_addr *via, __u8 scheme, bool plain, __u32 *slot)
 {
 	struct eq_prefix_val v = {};
 	struct eq_peer p;
@@ -128,7 +130,7 @@ int eq_peer_add(struct eq_maps *m, const struct eq_prefix_key *prefix,
 		}
 		return -EEXIST;
 	}
-	err = find_or_alloc_slot(m, via, plain, slot, &fresh);
+	err = find_or_alloc_slot(m, via, scheme, plain, slot, &fresh);
 	if (err)
 		return err;
 	v.peer = *slot;
