@@ -159,6 +159,12 @@ $(OUT)/fabric/eqload: $(OUT)/tests/fabric/load/main.o $(LOAD_LIB)
 $(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
 
+# The agent's scheme maps against the kernel, and the tools' BTF reading.
+$(OUT)/tests/bpf/test_scheme_map.o: INCS += -Iloaders
+$(OUT)/tests/bpf/test_scheme_map: $(OUT)/tests/bpf/test_scheme_map.o $(OUT)/loaders/btf_fields.o \
+				  $(AGENT_LIB) $(CORE_LIB) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
+
 $(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(INCS) -c $< -o $@

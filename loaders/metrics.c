@@ -67,7 +67,7 @@ static void print_attachments(const struct eq_snap *all)
 		snprintf(node, sizeof(node), "%u", t->c.node_id);
 		printf("edgeq_attachment_info{");
 		label("interface", t->ifname, false);
-		label("scheme", t->eqds ? "eqds" : "none", true);
+		label("scheme", eq_scheme_name(t->c.scheme), true);
 		label("xdp_mode", t->c.xdp_mode == EQ_XDP_NATIVE ? "native" :
 				  t->c.xdp_mode == EQ_XDP_GENERIC ? "generic" : "none", true);
 		label("local4", l4, true);
@@ -170,6 +170,42 @@ static void print_agents(const struct eq_snap *all)
 	}
 }
 
+/* Each scheme's own per-peer state (eq_<scheme>_peers), field by field,
+ * as its map's BTF names them: edgeq_peer_<scheme>_<field>.  Untyped: the
+ * BTF says what a field is called, not whether it counts or measures. */
+static void print_scheme_peers(const struct eq_snap *all)
+{
+	char name[128], help[160];
+
+	for (__u32 sc = 0; sc < EQ_SCHEME_IDS; sc++) {
+		const struct eq_btf_value *v = NULL;
+
+		for (int i = 0; i < all->n && !v; i++)
+			v = all->a[i].own[sc];
+		for (uint32_t k = 0; v && k < v->n; k++) {
+			snprintf(name, sizeof(name), "edgeq_peer_%s_%s", eq_scheme_name(sc), v->f[k].name);
+			snprintf(help, sizeof(help), "The scheme %s's own per-peer %s (eq_%s_peers).",
+				 eq_scheme_name(sc), v->f[k].name, eq_scheme_name(sc));
+			family(name, "untyped", help);
+			for (int i = 0; i < all->n; i++) {
+				const struct eq_btf_value *fv = all->a[i].own[sc];
+
+				for (__u32 j = 0; fv && j < all->a[i].npeers; j++) {
+					const struct eq_snap_peer *p = &all->a[i].peers[j];
+
+					for (uint32_t x = 0; p->own && p->scheme == sc && x < fv->n; x++)
+						if (!strcmp(fv->f[x].name, v->f[k].name))
+							sample(name, &all->a[i], "peer", p->via, NULL, NULL,
+							       fv->f[x].is_signed ?
+							       (double)eq_btf_field_get(p->own, &fv->f[x]) :
+							       (double)(unsigned long long)
+							       eq_btf_field_get(p->own, &fv->f[x]));
+				}
+			}
+		}
+	}
+}
+
 static void print_peers(const struct eq_snap *all)
 {
 	static const struct { const char *name, *help; size_t off; } bpf[] = {
@@ -207,7 +243,7 @@ static void print_peers(const struct eq_snap *all)
 			printf("edgeq_peer_info{");
 			label("interface", all->a[i].ifname, false);
 			label("peer", p->via, true);
-			label("scheme", p->plain ? "none" : "eqds", true);
+			label("scheme", eq_scheme_name(p->scheme), true);
 			label("slot", slot, true);
 			printf("} 1\n");
 		}
@@ -252,6 +288,7 @@ static void print_peers(const struct eq_snap *all)
 								: (double)v) * f->scale);
 			}
 	}
+	print_scheme_peers(all);
 }
 
 int cmd_metrics(const struct eq_opts *o)

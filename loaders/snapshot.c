@@ -19,6 +19,7 @@ struct reading {
 	struct eq_snap_att	*t;
 	const struct eq_maps *m;
 	int		agent_peers;
+	struct eq_scheme_maps own;
 	__u32		*row_of;	/* per peer slot: its row in t->peers + 1, 0 none yet */
 };
 
@@ -55,6 +56,14 @@ static int read_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		row->plain = (row->p.flags & EQ_PEER_PLAIN) || r->agent_peers < 0;
 		row->has_agent = !row->plain &&
 				 !bpf_map_lookup_elem(r->agent_peers, &v->peer, &row->a);
+		row->scheme = eq_peer_scheme(&row->p, &t->c);
+		if (row->has_agent) {
+			_Alignas(8) unsigned char val[EQ_SCHEME_VALUE_MAX];
+			const struct eq_btf_value *f = eq_scheme_own(&r->own, row->scheme, v->peer, val);
+
+			if (f && (row->own = malloc(f->size)))
+				memcpy(row->own, val, f->size);
+		}
 	}
 	memcpy(pr->via, t->peers[r->row_of[v->peer] - 1].via, sizeof(pr->via));
 	return 0;
@@ -114,9 +123,15 @@ static int read_attachment(const char *dir, const char *entry, bool first, void 
 	r->agent_peers = -1;
 	if (t->eqds && !eq_path(path, sizeof(path), dir, EQ_MAP_AGENT_PEERS))
 		r->agent_peers = bpf_obj_get(path);
+	eq_scheme_maps_init(&r->own, dir);
 	rc = eq_prefix_foreach(&m, read_prefix, r);
 	if (r->agent_peers >= 0)
 		close(r->agent_peers);
+	for (int i = 0; i < EQ_SCHEME_IDS; i++) {	/* the fields stay with the rows */
+		t->own[i] = r->own.v[i];
+		r->own.v[i] = NULL;
+	}
+	eq_scheme_maps_close(&r->own);
 	free(r->row_of);
 	free(r);
 	eq_maps_close(&m);
@@ -141,6 +156,10 @@ int eq_snap_read(const char *ifname, struct eq_snap *s)
 void eq_snap_free(struct eq_snap *s)
 {
 	for (int i = 0; i < s->n; i++) {
+		for (__u32 j = 0; j < s->a[i].npeers; j++)
+			free(s->a[i].peers[j].own);
+		for (int k = 0; k < EQ_SCHEME_IDS; k++)
+			free(s->a[i].own[k]);
 		free(s->a[i].peers);
 		free(s->a[i].prefixes);
 	}

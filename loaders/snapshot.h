@@ -14,12 +14,17 @@
 #include <stdbool.h>
 #include "addr.h"
 #include "edgeq/maps.h"
+#include "scheme_state.h"
 
 struct eq_snap_peer {
 	__u32			slot;
 	char			via[EQ_ADDRSTRLEN];
 	bool			plain;		/* scheme none beside an agent */
 	bool			has_agent;	/* a's fields were read */
+	__u32			scheme;		/* enum eq_scheme (eq_peer_scheme()) */
+	void			*own;		/* its scheme's own state (the
+						 * fields: the attachment's own[]),
+						 * or NULL */
 	struct eq_peer		p;
 	struct eq_peer_stats	st;
 	struct eq_agent_peer	a;
@@ -42,6 +47,8 @@ struct eq_snap_att {
 	__u32			npeers;
 	struct eq_snap_prefix	*prefixes;
 	__u32			nprefixes, cap_prefixes;
+	/* By scheme id: the fields of its own per-peer state (NULL: none). */
+	struct eq_btf_value	*own[EQ_SCHEME_IDS];
 };
 
 struct eq_snap {

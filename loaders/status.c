@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include "addr.h"
 #include "agent_fields.h"
+#include "scheme_state.h"
 #include "cmd.h"
 #include "peers.h"
 #include "stats.h"
@@ -25,7 +26,33 @@ struct view {
 	json_t *peers;		/* --json: the attachment's "peers" array; NULL: text */
 	bool first;
 	int agent_peers;	/* eq_agent_peers, or -1 */
+	const struct eq_config *c;
+	struct eq_scheme_maps own;	/* each scheme's own state (scheme_state.h) */
 };
+
+/* What the peer's scheme keeps of its own, printed from its map's BTF:
+ * into obj's member named after the scheme (--json), or one text line of
+ * its fields. */
+static void show_scheme_peer(struct view *vw, __u32 slot, __u32 scheme, json_t *obj)
+{
+	_Alignas(8) unsigned char val[EQ_SCHEME_VALUE_MAX];
+	const struct eq_btf_value *v = eq_scheme_own(&vw->own, scheme, slot, val);
+
+	if (!v)
+		return;
+	if (obj) {
+		json_t *o = json_object();
+
+		for (uint32_t i = 0; i < v->n; i++)
+			json_object_set_new(o, v->f[i].name, json_integer(eq_btf_field_get(val, &v->f[i])));
+		json_object_set_new(obj, eq_scheme_name(scheme), o);
+		return;
+	}
+	printf("      %s:", eq_scheme_name(scheme));
+	for (uint32_t i = 0; i < v->n; i++)
+		printf("%s %s %lld", i ? "," : "", v->f[i].name, eq_btf_field_get(val, &v->f[i]));
+	printf("\n");
+}
 
 /* --json: {"interfaces": [...]}, each attachment appended by show_one(). */
 static json_t *interfaces;
@@ -72,25 +99,22 @@ static void show_agent_peer(const struct view *vw, __u32 slot, json_t *obj)
 
 	printf("      agent: tunnel %s, BDP %u B (srtt %u us), credit %lld B (%llu B lent to TC), backlog %u pkts, in flight "
 	       "%llu B; sent %llu (%llu by TC's fast path, %llu retransmitted, %llu NACKs, %llu RTOs, "
-	       "%llu RTS, %llu RSTs taken, receiver silent %llu times), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
-	       "%llu dup, %llu out of order, %llu gaps, %llu NACKed lost of which %llu came late, %llu NACKs again), "
-	       "pulls %llu in %llu PULLs; refused %llu acks, %llu pulls, %llu RSTs, %llu DATA, "
-	       "%llu SYNs\n",
+	       "%llu RSTs taken, receiver silent %llu times), edge drops %llu marks %llu; received %llu (%llu delivered by XDP, %llu trimmed, "
+	       "%llu dup, %llu out of order, %llu gaps, %llu NACKed lost of which %llu came late, %llu NACKs again); "
+	       "refused %llu acks, %llu RSTs, %llu DATA, %llu SYNs\n",
 	       a.tx_state < 3 ? states[a.tx_state] : "?", a.bdp, a.srtt_us, (long long)a.credit,
 	       (unsigned long long)a.lease_bytes, a.backlog_pkts,
 	       (unsigned long long)a.inflight_bytes, (unsigned long long)a.tx_data,
 	       (unsigned long long)a.tx_fast,
 	       (unsigned long long)a.tx_rtx, (unsigned long long)a.rx_nacks,
-	       (unsigned long long)a.rto_fired, (unsigned long long)a.rts_sent,
+	       (unsigned long long)a.rto_fired,
 	       (unsigned long long)a.rsts, (unsigned long long)a.peer_silent, (unsigned long long)a.edge_drops, (unsigned long long)a.edge_marks,
 	       (unsigned long long)a.rx_data, (unsigned long long)a.rx_direct,
 	       (unsigned long long)a.rx_trimmed,
 	       (unsigned long long)a.rx_dup, (unsigned long long)a.rx_ooo,
 	       (unsigned long long)a.reorder_gaps, (unsigned long long)a.rx_lost,
 	       (unsigned long long)a.rx_late, (unsigned long long)a.rx_relost,
-	       (unsigned long long)a.pulls_sent,
-	       (unsigned long long)a.pull_pkts, (unsigned long long)a.bad_ack,
-	       (unsigned long long)a.bad_pull, (unsigned long long)a.bad_rst,
+	       (unsigned long long)a.bad_ack, (unsigned long long)a.bad_rst,
 	       (unsigned long long)a.rx_bad_seq, (unsigned long long)a.rx_bad_epoch);
 }
 
@@ -103,6 +127,7 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 
 	bpf_map_lookup_elem(vw->m->peers, &v->peer, &p);
 	eq_peer_stats_sum(vw->m->peer_stats, v->peer, &c);
+	__u32 sc = eq_peer_scheme(&p, vw->c);
 	eq_prefix_format(k, pfx, sizeof(pfx));
 	eq_addr_format(&p.underlay, via, sizeof(via));
 	if (vw->peers) {
@@ -114,11 +139,12 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 				      "rx_seq_next", (json_int_t)p.rx_seq_next, "route",
 				      v->flags & EQ_PFX_ROUTE_ADDED ? "added" :
 				      v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept",
-				      "scheme", vw->agent_peers >= 0 && !(p.flags & EQ_PEER_PLAIN) ?
-				      "eqds" : "none");
+				      "scheme", eq_scheme_name(sc));
 
-		if (!(p.flags & EQ_PEER_PLAIN))
+		if (sc != EQ_SCHEME_NONE) {
 			show_agent_peer(vw, v->peer, o);
+			show_scheme_peer(vw, v->peer, sc, o);
+		}
 		json_array_append_new(vw->peers, o);
 	} else {
 		printf("    %-24s %-18s %10llu %12llu %10llu %12llu %6llu  %s\n", pfx, via,
@@ -126,10 +152,13 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
 		       (unsigned long long)c.rx_ce,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
-		if (p.flags & EQ_PEER_PLAIN)
-			printf("      scheme none: the plain tunnel, not the agent\n");
-		else
+		if (sc == EQ_SCHEME_NONE) {
+			if (vw->agent_peers >= 0)
+				printf("      scheme none: the plain tunnel, not the agent\n");
+		} else {
 			show_agent_peer(vw, v->peer, NULL);
+			show_scheme_peer(vw, v->peer, sc, NULL);
+		}
 	}
 	vw->first = false;
 	return 0;
@@ -229,7 +258,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	const char *mode = c.xdp_mode == EQ_XDP_NATIVE ? "native" : c.xdp_mode == EQ_XDP_GENERIC ? "generic" : "none";
 	const char *xdp_how = (c.flags & EQ_CFG_XDP_MULTIPROG) ? "libxdp dispatcher" :
 			      "alone (libxdp dispatcher not available)";
-	struct view vw = { &m, NULL, true, -1 };
+	struct view vw = { .m = &m, .first = true, .agent_peers = -1, .c = &c };
 	static const char *const downs[] = { "tunnel", "pass", "drop" };
 	const char *down = c.on_agent_down < 3 ? downs[c.on_agent_down] : "?";
 	struct eq_agent ag = {};
@@ -238,6 +267,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	bool alive = eqds && eq_agent_state(dir, &c, &ag, &age);
 	char path[600];
 
+	eq_scheme_maps_init(&vw.own, dir);
 	if (eqds && !eq_path(path, sizeof(path), dir, EQ_MAP_AGENT_PEERS))
 		vw.agent_peers = bpf_obj_get(path);
 
@@ -252,7 +282,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 			"created_clsact", !!(c.flags & EQ_CFG_CREATED_CLSACT), "local4", l4, "local6", l6,
 			"port", (json_int_t)c.port, "mtu", (json_int_t)c.mtu,
 			"link_rate_bps", u64(c.link_rate_bps), "entropy", c.entropy ? "packet" : "flow",
-			"node_id", (json_int_t)c.node_id, "scheme", eqds ? "eqds" : "none",
+			"node_id", (json_int_t)c.node_id, "scheme", eq_scheme_name(c.scheme),
 			"complete", !!(c.flags & EQ_CFG_COMPLETE),
 			"max_peers", (json_int_t)m.peer_slots, "max_prefixes", (json_int_t)eq_max_prefixes(&c));
 
@@ -315,6 +345,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	}
 	if (vw.agent_peers >= 0)
 		close(vw.agent_peers);
+	eq_scheme_maps_close(&vw.own);
 	eq_maps_close(&m);
 	return 0;
 }

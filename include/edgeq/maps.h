@@ -34,6 +34,7 @@
 #define EQ_MAP_STATS		"eq_stats"
 #define EQ_MAP_XSKS		"eq_xsks"
 #define EQ_MAP_AGENT		"eq_agent"
+#define EQ_MAP_SCHEME_PEERS	"eq_%s_peers"	/* a scheme's own, by its name */
 #define EQ_MAP_AGENT_PEERS	"eq_agent_peers"
 #define EQ_PIN_PROG_TC		"prog_tc_egress"
 #define EQ_PIN_PROG_AGENT	"prog_xdp_agent"
@@ -316,25 +317,23 @@ struct eq_agent {
 					 * up to date: TC may apply backpressure */
 
 /* eq_agent_peers (array, same index as eq_peers): the agent's per-peer
- * state for `bpftool map dump` and `edgeq status`. */
+ * state of the tunnel, whatever its scheme, for `bpftool map dump` and
+ * `edgeq status`.  What a scheme keeps of its own is in eq_<scheme>_peers
+ * (EQ_MAP_SCHEME_PEERS), a map the agent makes with its BTF. */
 struct eq_agent_peer {
 	__s64	credit;			/* bytes the sender may send now */
-	__u32	highest_pull;		/* highest pull number seen from the peer */
 	__u32	tx_state;		/* 0 closed, 1 SYN sent, 2 established */
 	__u32	tx_epoch;		/* first seq of the sending tunnel */
 	__u32	backlog_pkts;		/* edge queue + retransmissions waiting */
 	__u64	backlog_bytes;
 	__u64	inflight_bytes;
-	__u64	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
+	__u64	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks;
 	__u64	tx_fast;		/* of tx_data: sent by TC on leased credit */
 	__u64	lease_bytes;		/* of credit: on lease to TC now */
-	__u32	pull_no;		/* pulls this host sent to the peer */
-	__u32	pull_target;
 	__u32	rx_expected;
 	__u32	reorder_pkts;
-	__u64	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps, pulls_sent;
+	__u64	rx_data, rx_trimmed, rx_dup, rx_ooo, reorder_gaps;
 	__u64	rx_direct;		/* of rx_data: delivered by XDP itself (rx.h) */
-	__u64	pull_pkts;		/* PULL packets: one grants several pulls */
 	__u64	infl_given_up;		/* in flight, dropped unACKed (ring at its cap) */
 	__u32	bdp;			/* the tunnel's BDP, bytes (follows srtt unless
 					 * `bdp` is configured) */
@@ -347,9 +346,10 @@ struct eq_agent_peer {
 					 * resend was lost too) */
 	/* Refused, changing nothing (docs/eqds.md, "What a packet may
 	 * change"): control packets whose ack lies past what was sent or far
-	 * behind, whose pulls exceed what was asked, RSTs echoing no seq of
-	 * this epoch; DATA outside the window, SYNs too far ahead. */
-	__u64	bad_ack, bad_pull, bad_rst, rx_bad_seq, rx_bad_epoch;
+	 * behind, RSTs echoing no seq of this epoch; DATA outside the window,
+	 * SYNs too far ahead.  (A scheme's own refusals, e.g. EQDS's pulls
+	 * beyond what was asked, are in its map, eq_<scheme>_peers.) */
+	__u64	bad_ack, bad_rst, rx_bad_seq, rx_bad_epoch;
 	__u64	peer_silent;		/* times the receiver fell silent for an RTO
 					 * (its agent down or starved): the tunnel
 					 * ran without credit until it spoke */

@@ -63,17 +63,20 @@ ft_edgeq_up() {
 }
 
 # ft_agent_sum FIELD...: fields of the agents' per-peer state
-# (eq_agent_peers, docs/agent.md), each summed over every peer of every
+# (eq_agent_peers and eq_eqds_peers, docs/agent.md), each summed over every peer of every
 # attached host, on one line.  One dump per host (a dump of the whole
 # array is 1.5 MB of JSON).  The agents publish every 100 ms: wait that
 # long after the traffic.
 ft_agent_sum() {
-	local h f q=""
+	local h f m q=""
 	for f in "$@"; do q="$q${q:+, }(map(.$f // 0) | add // 0)"; done
 	for h in "${FT_EDGEQ_HOSTS[@]}"; do
-		nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned \
-			"/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")/eq_agent_peers" -j 2>/dev/null |
-			jq -r "[.[] | .formatted.value] | [$q] | @tsv" 2>/dev/null
+		local pins
+		pins="/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")"
+		# The tunnel's state and EQDS's own (their fields differ): both.
+		for m in eq_agent_peers eq_eqds_peers; do
+			nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned "$pins/$m" -j 2>/dev/null
+		done | jq -rs "[.[][] | .formatted.value] | [$q] | @tsv" 2>/dev/null
 	done | awk -v n=$# '{ for (i = 1; i <= n; i++) s[i] += $i }
 		END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i] + 0; print "" }'
 }

@@ -108,12 +108,18 @@ check "TCP $MB MB to IPv6 peer through the agents, SHA-256 matches" tcp_transfer
 sleep 0.3
 dump=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_agent_peers" -j 2>/dev/null)
 txd=$(jq '[.[] | .formatted.value.tx_data] | add' <<<"$dump" 2>/dev/null)
-pls=$(nsenter --net="/run/netns/$TB_B" bpftool map dump pinned "$TB_PIN_B/eq_agent_peers" -j 2>/dev/null |
+# EQDS's own state is in a map of its own the agent made, typed by the
+# BTF it built from EQDS's table of fields: bpftool prints it by name.
+pls=$(nsenter --net="/run/netns/$TB_B" bpftool map dump pinned "$TB_PIN_B/eq_eqds_peers" -j 2>/dev/null |
 	jq '[.[] | .formatted.value.pulls_sent] | add' 2>/dev/null)
 # (Pulls grant a batch, and only what TC and the agent asked for: fewer
 # than the packets.)
-check "bpftool shows A's agent sent data ($txd) and B's agent pulled for it ($pls)" \
+check "bpftool shows A's agent sent data ($txd) and, in eq_eqds_peers, B's agent pulled for it ($pls)" \
 	test "${txd:-0}" -gt 1000 -a "${pls:-0}" -gt 0
+st=$(eq_b status "$TB_IFB" --json | jq -c '[.interfaces[0].peers[] | select(.eqds) | .eqds.pulls_sent][0]' 2>/dev/null)
+txt=$(eq_b status "$TB_IFB" | grep -m1 '^      eqds:')
+check "status shows EQDS's own state from that map's BTF (--json .eqds.pulls_sent $st; text: $txt)" \
+	bash -c '[ "${1:-0}" -gt 0 ] 2>/dev/null && grep -qE "pulls_sent [0-9]+" <<<"$2"' _ "$st" "$txt"
 
 # A second agent for the same attachment is refused, the first keeps going.
 out=$(nsenter --net="/run/netns/$TB_A" "$(dirname "$EDGEQ")/edgeqd" --iface "$TB_IFA" 2>&1)

@@ -39,7 +39,7 @@ agent() {	# agent a|b FIELD: the agent's per-peer field
 	local ns=$TB_A ifc=$TB_IFA
 	[ "$1" = b ] && ns=$TB_B ifc=$TB_IFB
 	"$EDGEQ" --netns "$ns" status "$ifc" --json |
-		jq -r "[.interfaces[0].peers[] | select(.agent) | .agent.$2][0] // empty"
+		jq -r "[.interfaces[0].peers[] | select(.agent) | (.agent.$2 // .eqds.$2)][0] // empty"
 }
 
 # spoof a|b HEX: the edgeq header (and payload) HEX, to a's or b's tunnel

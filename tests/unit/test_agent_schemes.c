@@ -53,6 +53,21 @@ static void registry__every_module_is_whole_and_unique(void **state)
 		assert_non_null(o->sleep);
 		assert_non_null(o->awake);
 		assert_non_null(o->publish);
+		/* Its own published state: each field inside its struct, in
+		 * order, whole integers (scheme_map.c builds the BTF from it). */
+		assert_true(o->stats_size <= 256);
+		assert_true(!o->nstats || o->stats);
+		for (uint32_t i = 0; i < o->nstats; i++) {
+			const struct eqt_stat *st = &o->stats[i];
+
+			assert_true(st->size == 4 || st->size == 8);
+			assert_true(st->off % st->size == 0);
+			assert_true(st->off + st->size <= o->stats_size);
+			if (i)
+				assert_true(st->off >= o->stats[i - 1].off + o->stats[i - 1].size);
+			for (uint32_t j = 0; j < i; j++)
+				assert_string_not_equal(st->name, o->stats[j].name);
+		}
 		for (uint32_t other = 0; other < 16; other++)
 			if (other != id)
 				assert_ptr_not_equal(eq_scheme_find(other), o);

@@ -155,11 +155,23 @@ static void events__reach_the_module(void **state)
 	eqds_ops.run(s, 1000000);	/* the wire pacer starts empty */
 	assert_int_equal(f->rec.data, 1);
 	assert_true(f->rec.last.flags & EQ_F_SYN);
-	eqds_ops.publish(s, PEER, &v);
+	struct eqds_published own;
+
+	memset(&own, 0xa5, sizeof(own));
+	eqds_ops.publish(s, PEER, &v, &own);
 	assert_int_equal(v.tx_data, 1);
 	assert_int_equal(v.tx_state, EQDS_TX_SYN_SENT);
+	/* its own state, every field written: nothing pulled either way yet,
+	 * no RTS (trimming mode), nothing refused */
+	assert_int_equal(own.highest_pull, 0);
+	assert_int_equal(own.pull_no, 0);
+	assert_int_equal(own.pull_target, 0);
+	assert_int_equal(own.pulls_sent, 0);
+	assert_int_equal(own.pull_pkts, 0);
+	assert_int_equal(own.rts_sent, 0);
+	assert_int_equal(own.bad_pull, 0);
 	eqds_ops.flush(s, EQ_MAX_PEERS, 2000000);
-	eqds_ops.publish(s, PEER, &v);
+	eqds_ops.publish(s, PEER, &v, NULL);	/* own not wanted: not written */
 	assert_int_equal(v.tx_state, EQDS_TX_CLOSED);
 	eqds_ops.destroy(s);
 	assert_int_equal(f->pool.in_use, 0);

@@ -31,6 +31,7 @@
 #include "frame.h"
 #include "l4csum.h"
 #include "agent.h"
+#include "scheme_map.h"
 
 #define BEAT_NS		(10 * 1000000ULL)	/* heartbeat and commands */
 #define PUBLISH_NS	(100 * 1000000ULL)	/* per-peer state to eq_agent_peers */
@@ -172,6 +173,24 @@ static void learn_route(struct agent *a, int slot, const uint8_t *f, const struc
 	a->peers.routed[slot] = true;
 }
 
+/* A scheme's instance is running: its own map, where it publishes what
+ * is not the tunnel's (scheme_map.h).  Without it the agent runs on; the
+ * state is only not shown. */
+static void mod_started(struct agent *a, const struct eq_mod *md)
+{
+	char err[700];
+	uint32_t id = md->ops->id;
+	int fd;
+
+	if (id >= EQ_MODS_MAX || a->fd_own[id] >= 0)
+		return;
+	fd = eq_scheme_map_open(a->pin_dir, md->ops, a->npeers, err, sizeof(err));
+	if (fd < -1)
+		fprintf(stderr, "edgeqd: %s: %s's own state not published: %s\n", a->ifname,
+			md->ops->name, err);
+	a->fd_own[id] = fd < 0 ? -1 : fd;
+}
+
 /* The slot of a peer TC or XDP found in eq_peers: ours may be older than
  * theirs (it is reread every second), so a miss rereads it first, at most
  * once per MISS_RELOAD_NS.  Without it, the first frames after `edgeq peer
@@ -211,6 +230,7 @@ static struct eq_mod *mod_of(struct agent *a, int slot)
 		return md;
 	md = eq_mods_get(&a->mods, sc, now_ns(), err, sizeof(err));
 	if (md) {
+		mod_started(a, md);
 		md->ops->describe(md->s, err, sizeof(err));
 		fprintf(stderr, "edgeqd: %s: %s\n", a->ifname, err);
 	} else {
@@ -338,23 +358,34 @@ static unsigned int wire_rx_all(struct agent *a)
 static void slot_gone(void *ctx, uint32_t slot)
 {
 	struct agent *a = ctx;
-	struct eq_agent_peer none = {};
+	_Alignas(8) uint8_t none[sizeof(struct eq_agent_peer) > EQ_SCHEME_STATS_MAX ?
+				 sizeof(struct eq_agent_peer) : EQ_SCHEME_STATS_MAX] = {};
 
 	eq_mods_flush(&a->mods, slot, now_ns());
 	a->active[slot] = false;
-	bpf_map_update_elem(a->fd_agent_peers, &slot, &none, 0);	/* nothing to show */
+	/* nothing to show, in any map */
+	bpf_map_update_elem(a->fd_agent_peers, &slot, none, 0);
+	for (int i = 0; i < EQ_MODS_MAX; i++)
+		if (a->fd_own[i] >= 0)
+			bpf_map_update_elem(a->fd_own[i], &slot, none, 0);
 }
 
 static void publish(struct agent *a)
 {
 	for (uint32_t s = 0; s < a->npeers; s++) {
+		_Alignas(8) uint8_t own[EQ_SCHEME_STATS_MAX];
 		struct eq_agent_peer v;
 		struct eq_mod *md;
+		int fd;
 
 		if (!a->active[s] || !(md = eq_mods_of(&a->mods, a->peers.scheme[s])))
 			continue;
-		md->ops->publish(md->s, s, &v);
+		fd = a->fd_own[md->ops->id];
+		memset(own, 0, sizeof(own));
+		md->ops->publish(md->s, s, &v, fd >= 0 ? own : NULL);
 		bpf_map_update_elem(a->fd_agent_peers, &s, &v, 0);
+		if (fd >= 0)
+			bpf_map_update_elem(fd, &s, own, 0);
 	}
 }
 
@@ -556,6 +587,8 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 	memset(a, 0, sizeof(*a));
 	a->fd_config = a->fd_peers = a->fd_xsks = a->fd_agent = a->fd_agent_peers = -1;
 	a->fd_credit = a->fd_rx = a->fd_bell = -1;
+	for (int i = 0; i < EQ_MODS_MAX; i++)
+		a->fd_own[i] = -1;
 	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
 	snprintf(a->pin_dir, sizeof(a->pin_dir), "%s", pin_dir);
 	if ((a->fd_config = pinned(pin_dir, EQ_MAP_CONFIG, err, len)) < 0 ||
@@ -631,8 +664,11 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 					.lend = a->lends };
 	a->mods.env.rand = now_ns() ^ ((uint64_t)getpid() << 32);
 	eq_mods_set_maps(&a->mods, a->credit, NULL);
-	if (!eq_mods_get(&a->mods, a->cfg.scheme, now_ns(), err, len))
+	struct eq_mod *first = eq_mods_get(&a->mods, a->cfg.scheme, now_ns(), err, len);
+
+	if (!first)
 		return -1;
+	mod_started(a, first);
 	direct_rx_open(a);
 	if (wire_open(a, err, len) ||
 	    eq_xsk_open(&a->host, peer_if, 0, a->fd_xsks, EQ_XSK_AGENT, a->frame_size, false,
@@ -762,4 +798,7 @@ void agent_close(struct agent *a)
 	for (int *fd = &a->fd_config; fd <= &a->fd_bell; fd++)
 		if (*fd >= 0)
 			close(*fd);
+	for (int i = 0; i < EQ_MODS_MAX; i++)
+		if (a->fd_own[i] >= 0)
+			close(a->fd_own[i]);
 }

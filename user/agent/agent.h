@@ -41,6 +41,7 @@ struct agent {
 	struct eq_mods		mods;		/* the schemes' instances (modules.h) */
 	struct eqt_io		io;		/* what they call back */
 	bool			mod_failed[EQ_MODS_MAX]; /* said once: cannot run */
+	int			fd_own[EQ_MODS_MAX];	/* each scheme's eq_<name>_peers */
 	struct peertab		peers;
 	uint32_t		npeers;		/* peer slots: eq_peers' max_entries */
 	bool			*active;	/* peers with state to publish */

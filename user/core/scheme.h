@@ -56,9 +56,27 @@ struct eqt_env {
 	bool			lend;	/* the fast path can run (copy socket open) */
 };
 
+/* One field of a scheme's own per-peer state (what is not the tunnel's,
+ * struct eq_agent_peer), as the agent publishes it in the pinned map
+ * eq_<name>_peers.  The agent builds that map's BTF from the scheme's
+ * table, and `edgeq status`, `edgeq metrics` and bpftool print it from
+ * the BTF: a scheme's state needs no code outside its module. */
+struct eqt_stat {
+	const char	*name;
+	uint32_t	off;		/* in the scheme's struct */
+	uint8_t		size;		/* 4 or 8 bytes */
+	bool		is_signed;
+};
+#define EQT_STAT(type, field, sgn) \
+	{ #field, offsetof(type, field), sizeof(((type *)0)->field), sgn }
+
 struct eqt_scheme_ops {
 	const char	*name;		/* as in the config (`scheme NAME`) */
 	uint32_t	id;		/* enum eq_scheme */
+	/* Its own per-peer state (none: nstats 0): a struct of stats_size
+	 * bytes, its fields in stats[] in order. */
+	const struct eqt_stat *stats;
+	uint32_t	nstats, stats_size;
 	/* NULL, with a message in err, on bad settings or no memory. */
 	void	*(*create)(const struct eqt_env *env, char *err, size_t len);
 	void	(*destroy)(void *s);	/* takes every lease back */
@@ -87,8 +105,10 @@ struct eqt_scheme_ops {
 	 * delivered something meanwhile); and once it woke. */
 	bool	(*sleep)(void *s, uint64_t until);
 	void	(*awake)(void *s);
-	/* Per-peer state as `edgeq status` and bpftool show it. */
-	void	(*publish)(const void *s, uint32_t peer, struct eq_agent_peer *out);
+	/* Per-peer state as `edgeq status` and bpftool show it: the
+	 * tunnel's into out, the scheme's own into own (stats_size bytes;
+	 * NULL: not wanted). */
+	void	(*publish)(const void *s, uint32_t peer, struct eq_agent_peer *out, void *own);
 };
 
 #endif

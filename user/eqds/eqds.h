@@ -186,6 +186,20 @@ int64_t eqds_credit_sum(const struct eqds *sender, uint32_t peer_at_sender,
 			const struct eqds *receiver, uint32_t peer_at_receiver);
 
 /* EQDS behind the scheme interface (ops.c). */
+/* EQDS's own per-peer state, published in eq_eqds_peers (scheme.h's
+ * struct eqt_stat; the tunnel's is struct eq_agent_peer): the pulls each
+ * way, RTS, and the pulls refused. */
+struct eqds_published {
+	uint32_t	highest_pull;	/* highest pull number seen from the peer */
+	uint32_t	pull_no;	/* pulls this host sent to the peer */
+	uint32_t	pull_target;	/* what this host wants pulled up to */
+	uint32_t	pad;
+	uint64_t	pulls_sent;	/* pulls granted to the peer */
+	uint64_t	pull_pkts;	/* PULL packets: one grants several pulls */
+	uint64_t	rts_sent;	/* RTS packets sent */
+	uint64_t	bad_pull;	/* PULLs refused: beyond what was asked */
+};
+
 extern const struct eqt_scheme_ops eqds_ops;
 
 #endif /* EDGEQ_EQDS_H */

@@ -127,28 +127,43 @@ static void awake(void *s)
 	eqds_rx_direct_awake(s);
 }
 
-static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v)
+static const struct eqt_stat published[] = {
+	EQT_STAT(struct eqds_published, highest_pull, false),
+	EQT_STAT(struct eqds_published, pull_no, false),
+	EQT_STAT(struct eqds_published, pull_target, false),
+	EQT_STAT(struct eqds_published, pulls_sent, false),
+	EQT_STAT(struct eqds_published, pull_pkts, false),
+	EQT_STAT(struct eqds_published, rts_sent, false),
+	EQT_STAT(struct eqds_published, bad_pull, false),
+};
+
+static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v, void *own)
 {
 	struct eqds_peer_stats st;
 
 	eqds_peer_stats(s, peer, &st);
+	if (own)
+		*(struct eqds_published *)own = (struct eqds_published){
+			.highest_pull = st.highest_pull, .pull_no = st.pull_no,
+			.pull_target = st.pull_target, .pulls_sent = st.pulls_sent,
+			.pull_pkts = st.pull_pkts, .rts_sent = st.rts_sent, .bad_pull = st.bad_pull,
+		};
 	*v = (struct eq_agent_peer){
-		.credit = st.credit, .highest_pull = st.highest_pull,
+		.credit = st.credit,
 		.tx_state = st.tx_state, .tx_epoch = st.tx_epoch,
 		.backlog_pkts = st.backlog_pkts, .backlog_bytes = st.backlog_bytes,
 		.inflight_bytes = st.inflight_bytes, .tx_data = st.tx_data,
 		.tx_rtx = st.tx_rtx, .rx_nacks = st.rx_nacks, .rto_fired = st.rto_fired,
 		.edge_drops = st.edge_drops, .edge_marks = st.edge_marks,
-		.rts_sent = st.rts_sent, .tx_fast = st.tx_fast,
-		.lease_bytes = st.lease_bytes, .pull_no = st.pull_no,
-		.pull_target = st.pull_target, .rx_expected = st.rx_expected,
+		.tx_fast = st.tx_fast,
+		.lease_bytes = st.lease_bytes, .rx_expected = st.rx_expected,
 		.reorder_pkts = st.reorder_pkts, .rx_data = st.rx_data,
 		.rx_trimmed = st.rx_trimmed, .rx_dup = st.rx_dup, .rx_ooo = st.rx_ooo,
-		.reorder_gaps = st.reorder_gaps, .pulls_sent = st.pulls_sent,
-		.rx_direct = st.rx_direct, .pull_pkts = st.pull_pkts,
+		.reorder_gaps = st.reorder_gaps,
+		.rx_direct = st.rx_direct,
 		.infl_given_up = st.infl_given_up, .bdp = st.bdp, .srtt_us = st.srtt_us,
 		.rx_lost = st.rx_lost, .rx_late = st.rx_late, .rx_relost = st.rx_relost,
-		.rsts = st.rsts, .bad_ack = st.bad_ack, .bad_pull = st.bad_pull, .bad_rst = st.bad_rst,
+		.rsts = st.rsts, .bad_ack = st.bad_ack, .bad_rst = st.bad_rst,
 		.rx_bad_seq = st.rx_bad_seq, .rx_bad_epoch = st.rx_bad_epoch,
 		.peer_silent = st.peer_silent,
 	};
@@ -156,6 +171,8 @@ static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v)
 
 const struct eqt_scheme_ops eqds_ops = {
 	.name = "eqds", .id = EQ_SCHEME_EQDS,
+	.stats = published, .nstats = sizeof(published) / sizeof(published[0]),
+	.stats_size = sizeof(struct eqds_published),
 	.create = create, .destroy = destroy, .describe = describe,
 	.from_host = from_host, .fast_sent = fast_sent, .from_wire = from_wire,
 	.run = run, .flush = flush,
