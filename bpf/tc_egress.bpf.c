@@ -202,6 +202,33 @@ static __always_inline bool tcp_in_flight(struct __sk_buff *skb)
 	return tp && tp->packets_out > 0;
 }
 
+/* The scheme's option room of a DATA header at off (len bytes, whole
+ * words, at most EQ_PEER_OPT_MAX): TSTAMP first if TC fills it (the send
+ * time, ns mod 2^32; no echo), the rest PAD, which the agent overwrites
+ * with its own options when it sends the packet itself. */
+static __always_inline int scheme_opts(struct __sk_buff *skb, const struct eq_peer *peer,
+				       __u32 off, __u32 len)
+{
+	__u8 o[EQ_PEER_OPT_MAX] = {};	/* EQ_OPT_PAD is 0 */
+
+	if ((peer->tc_opts & (1u << EQ_OPT_TSTAMP)) && len >= EQ_OPT_TSTAMP_LEN) {
+		__be32 ts = bpf_htonl((__u32)bpf_ktime_get_ns());
+
+		o[0] = EQ_OPT_TSTAMP;
+		o[1] = EQ_OPT_TSTAMP_LEN;
+		__builtin_memcpy(&o[2], &ts, sizeof(ts));
+	}
+	/* A word at a time: the verifier wants a constant length. */
+#pragma unroll
+	for (__u32 i = 0; i < EQ_PEER_OPT_MAX / 4; i++) {
+		if (i * 4 >= len)
+			break;
+		if (bpf_skb_store_bytes(skb, off + i * 4, &o[i * 4], 4, 0))
+			return -1;
+	}
+	return 0;
+}
+
 /* Encapsulates skb for peer.  With `bucket` (a live agent lending credit)
  * a packet the lease covers is stamped as a fast send and *fast set. */
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
@@ -221,7 +248,15 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	bool seg_opt = v6 && gso && in->l4 == IPPROTO_TCP && segs <= EQ_SEG_MAX &&
 		       skb->gso_size <= 0xffff && cfg->scheme == EQ_SCHEME_EQDS &&
 		       !(peer->flags & EQ_PEER_PLAIN);
-	__u32 opt_len = seg_opt ? EQ_OPT_SEG_LEN : 0, room = overhead + opt_len;
+	/* The peer's scheme's options, in every DATA header (eq_peer.opt_words),
+	 * after the segment option: TC fills TSTAMP, pads the rest, and the
+	 * agent stamps what it sends. */
+	__u32 peer_opt = (__u32)peer->opt_words * 4;
+	__u32 seg_len = seg_opt ? EQ_OPT_SEG_LEN : 0;
+
+	if (peer_opt > EQ_PEER_OPT_MAX)
+		peer_opt = EQ_PEER_OPT_MAX;
+	__u32 opt_len = seg_len + peer_opt, room = overhead + opt_len;
 	struct data_fields d = {};
 	__u64 flags;
 	__u32 entropy;
@@ -230,7 +265,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	/* A GSO packet is cut to the route MTU (lowered by `edgeq attach`)
 	 * before it gets here, segment by segment; a single packet has to
 	 * fit as it is. */
-	if (!gso && inner_len + overhead > cfg->mtu) {
+	if (!gso && inner_len + overhead + peer_opt > cfg->mtu) {
 		st->tx_err_too_big++;
 		return TC_ACT_SHOT;
 	}
@@ -241,8 +276,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 
 	flags = BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_FIXED_GSO |
 		(v6 ? BPF_F_ADJ_ROOM_ENCAP_L3_IPV6 : BPF_F_ADJ_ROOM_ENCAP_L3_IPV4);
-	flags |= seg_opt ? BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN + EQ_OPT_SEG_LEN)
-			 : BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN);
+	flags |= BPF_F_ADJ_ROOM_ENCAP_L2(EQ_HDR_LEN + opt_len);
 	if (bpf_skb_adjust_room(skb, room, BPF_ADJ_ROOM_MAC, flags)) {
 		st->tx_err_adjust++;
 		return TC_ACT_SHOT;
@@ -317,10 +351,12 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		o.udp.dest = bpf_htons(cfg->port);
 		o.udp.len = bpf_htons(total - sizeof(struct iphdr));
 		o.udp.check = 0;	/* optional over IPv4 */
-		fill_eq(&o.eq, cfg, in->proto, path, 0, &d);
+		fill_eq(&o.eq, cfg, in->proto, path, peer_opt, &d);
 		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
 			goto store_err;
 	}
+	if (peer_opt && scheme_opts(skb, peer, ETH_HLEN + overhead + seg_len, peer_opt))
+		goto store_err;
 
 	/* The outer family decides the Ethernet type. */
 	__be16 etype = bpf_htons(v6 ? ETH_P_IPV6 : ETH_P_IP);

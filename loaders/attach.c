@@ -106,7 +106,8 @@ static int apply_routes(const char *ifname, const struct eq_cfg *cfg, const stru
 		if (eq_prefix_get(m, &cfg->peers[i].prefix, &vals[n]))
 			continue;
 		keys[n] = cfg->peers[i].prefix;
-		mtus[n++] = eq_inner_mtu(mtu, !eq_addr_is_v4(&cfg->peers[i].via));
+		mtus[n++] = eq_peer_inner_mtu(mtu, !eq_addr_is_v4(&cfg->peers[i].via),
+					      cfg->peers[i].scheme);
 	}
 	rc = eq_routes_apply_all(ifname, keys, mtus, n, flags, err, errlen);
 	for (size_t i = 0; i < n; i++) {
@@ -364,7 +365,7 @@ static int check_mtus(const struct eq_cfg *cfg, unsigned int mtu, const char *if
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		const struct eq_cfg_peer *p = &cfg->peers[i];
 		bool pfx_v6 = !eq_addr_is_v4(&p->prefix.addr);
-		unsigned int inner = eq_inner_mtu(mtu, !eq_addr_is_v4(&p->via));
+		unsigned int inner = eq_peer_inner_mtu(mtu, !eq_addr_is_v4(&p->via), p->scheme);
 		char s[EQ_PREFIXSTRLEN];
 
 		if (inner < (pfx_v6 ? 1280u : 576u)) {

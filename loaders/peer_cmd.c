@@ -95,7 +95,8 @@ static int peer_add(const char *ifname, const char *prefix, const char *via, con
 	if (rc || eq_prefix_get(&m, &k, &v))
 		goto out;
 	if (!v.flags) {
-		rc = eq_route_apply(ifname, &k, eq_inner_mtu(c.mtu, !eq_addr_is_v4(&a)), &v.flags,
+		rc = eq_route_apply(ifname, &k, eq_peer_inner_mtu(c.mtu, !eq_addr_is_v4(&a), sc),
+				    &v.flags,
 				    err, sizeof(err));
 		if (v.flags)
 			eq_prefix_set(&m, &k, &v);

@@ -88,7 +88,13 @@ struct eq_peer {
 	__u8	scheme;			/* enum eq_scheme: the control loop that
 					 * carries this peer's tunnel (the agent
 					 * runs one instance per scheme in use) */
-	__u8	pad0b[3];
+	__u8	opt_words;		/* option room TC leaves in every DATA
+					 * header for the scheme (4-byte words,
+					 * at most EQ_PEER_OPT_MAX bytes) */
+	__u8	tc_opts;		/* 1 << EQ_OPT_x: of those, the ones TC
+					 * fills itself (TSTAMP), the rest PAD
+					 * until the agent stamps them */
+	__u8	pad0b;
 	__u32	pad0[3];		/* (a scheme's per-peer state the kernel
 					 * shares is in maps of its own: eq_credit,
 					 * lease.h; the loader never writes it) */

@@ -121,7 +121,8 @@ struct eq_hdr {
  * known option longer than defined, by len. */
 enum eq_opt_kind {
 	EQ_OPT_PAD	= 0,	/* one byte of padding, no length byte */
-	EQ_OPT_TSTAMP	= 1,	/* SMaRTT/Bolt: u32 tx timestamp, u32 echo (ns, mod 2^32) */
+	EQ_OPT_TSTAMP	= 1,	/* SMaRTT/Bolt: u32 tx timestamp, u32 echo (ns of the
+				 * sender's CLOCK_MONOTONIC, mod 2^32) */
 	EQ_OPT_CREDIT	= 2,	/* SIRD: u32 credit in bytes */
 	EQ_OPT_SRC	= 3,	/* Bolt: u32 queue bytes, u32 link rate Mb/s */
 	EQ_OPT_QID	= 4,	/* BFC: u16 upstream queue id */
@@ -144,9 +145,34 @@ struct eq_opt_seg {
 
 #define EQ_OPT_SEG_LEN		8
 #define EQ_SEG_MAX		1024	/* segments one option may number */
+/* The other options' lengths (docs/wire.md 2.6); values big-endian. */
+#define EQ_OPT_TSTAMP_LEN	10	/* kind, len, u32 ts, u32 echo */
+#define EQ_OPT_CREDIT_LEN	6	/* kind, len, u32 bytes */
+#define EQ_OPT_SRC_LEN		10	/* kind, len, u32 queue bytes, u32 Mb/s */
+#define EQ_OPT_QID_LEN		4	/* kind, len, u16 queue id */
 
 /* Shared with BPF programs, which cannot call out of these. */
 #define EQ_WIRE_INLINE		static inline __attribute__((always_inline))
+
+/* The bytes the options in `opts` (1 << EQ_OPT_x each; not SEG, which TC
+ * adds by itself) take, padded to the header's 4-byte words. */
+EQ_WIRE_INLINE __u32 eq_opts_room(__u32 opts)
+{
+	__u32 n = 0;
+
+	if (opts & (1u << EQ_OPT_TSTAMP))
+		n += EQ_OPT_TSTAMP_LEN;
+	if (opts & (1u << EQ_OPT_CREDIT))
+		n += EQ_OPT_CREDIT_LEN;
+	if (opts & (1u << EQ_OPT_SRC))
+		n += EQ_OPT_SRC_LEN;
+	if (opts & (1u << EQ_OPT_QID))
+		n += EQ_OPT_QID_LEN;
+	return (n + 3) & ~3u;
+}
+/* The most option room a peer's scheme may ask of TC on every DATA packet
+ * (eq_peer.opt_words * 4): all four options. */
+#define EQ_PEER_OPT_MAX		32
 #define EQ_OPT_SCAN		16	/* option entries (a pad byte is one) a walk looks at */
 
 /* The first option of `kind` among those from opt up to lim, or NULL;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -168,6 +169,83 @@ static uint32_t check_encap(const struct fx *fx, int outer_family, uint8_t inner
 	assert_int_equal(eq->data.frame_len, 0);
 	assert_memory_equal(o + PKT_ETH_LEN + over, inner, inner_len);
 	return ntohl(eq->data.seq);
+}
+
+/*
+ * A peer whose scheme carries options in every DATA header (eq_peer.opt_words,
+ * tc_opts): the header grows by that room, TSTAMP first with the send time
+ * when TC fills it, the rest PAD; the inner packet follows untouched; and
+ * the MTU check counts the room.  Room too small for TSTAMP: PAD only.
+ */
+static void check_option_room(struct fx *fx, int outer_family, uint8_t words, bool tstamp)
+{
+	size_t l3 = outer_family == AF_INET ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	size_t room = words * 4u, over = l3 + sizeof(struct udphdr) + EQ_HDR_LEN + room;
+	struct eq_peer p = peer(fx, PKT_PEER_SLOT);
+	struct timespec t0, t1;
+	struct pkt_spec s;
+	const struct eq_hdr *eq;
+	const uint8_t *o;
+	uint32_t ts;
+
+	p.opt_words = words;
+	p.tc_opts = tstamp ? 1u << EQ_OPT_TSTAMP : 0;
+	assert_int_equal(pkt_set_peer(&fx->m, PKT_PEER_SLOT, &p), 0);
+	pkt_spec_init(&s, AF_INET, IPPROTO_UDP, &pkt_host_a, &pkt_host_b);
+	s.payload_len = 300;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_spec(fx, &s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_int_equal(fx->r.retval, TC_ACT_OK);
+	assert_int_equal(fx->r.len, fx->in_len + over);
+	eq = (const void *)(fx->r.out + PKT_ETH_LEN + l3 + sizeof(struct udphdr));
+	assert_int_equal(eq->hdr_len, EQ_HDR_WORDS + words);
+	o = (const uint8_t *)(eq + 1);
+	if (tstamp && room >= EQ_OPT_TSTAMP_LEN) {
+		uint32_t lo = (uint32_t)(t0.tv_sec * 1000000000ULL + t0.tv_nsec);
+		uint32_t hi = (uint32_t)(t1.tv_sec * 1000000000ULL + t1.tv_nsec);
+
+		assert_int_equal(o[0], EQ_OPT_TSTAMP);
+		assert_int_equal(o[1], EQ_OPT_TSTAMP_LEN);
+		memcpy(&ts, o + 2, 4);
+		ts = ntohl(ts);
+		/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: between our reads */
+		assert_true(ts - lo <= hi - lo);
+		assert_int_equal(o[6] | o[7] | o[8] | o[9], 0);	/* no echo */
+		o += EQ_OPT_TSTAMP_LEN;
+		room -= EQ_OPT_TSTAMP_LEN;
+	}
+	for (size_t i = 0; i < room; i++)
+		assert_int_equal(o[i], EQ_OPT_PAD);
+	assert_memory_equal(fx->r.out + PKT_ETH_LEN + over, fx->in + PKT_ETH_LEN,
+			    fx->in_len - PKT_ETH_LEN);
+	/* The MTU edge moves by the room. */
+	s.payload_len = PKT_MTU - over - 20 - 8;
+	run_spec(fx, &s);
+	assert_int_equal(fx->r.retval, TC_ACT_OK);
+	s.payload_len++;
+	run_spec(fx, &s);
+	assert_int_equal(fx->r.retval, TC_ACT_SHOT);
+}
+
+static void tc_egress__v4_scheme_option_room(void **state)
+{
+	struct fx *fx = *state;
+
+	check_option_room(fx, AF_INET, 3, true);
+	check_option_room(fx, AF_INET, 8, true);	/* the most: EQ_PEER_OPT_MAX */
+	check_option_room(fx, AF_INET, 2, true);	/* 8 bytes: no room for TSTAMP */
+	check_option_room(fx, AF_INET, 1, false);
+	expect_stats(fx, &(struct eq_stats){ .tx_encap = 8, .tx_err_too_big = 4 });
+}
+
+static void tc_egress__v6_scheme_option_room(void **state)
+{
+	struct fx *fx = *state;
+
+	check_option_room(fx, AF_INET6, 3, true);
+	check_option_room(fx, AF_INET6, 1, false);
+	expect_stats(fx, &(struct eq_stats){ .tx_encap = 4, .tx_err_too_big = 2 });
 }
 
 /* ---- Hits ---- */
@@ -545,6 +623,8 @@ int main(void)
 		T4(tc_egress__unused_peer_slot_dropped),
 		T6(tc_egress__peer_family_not_configured_dropped),
 		T4(tc_egress__test_run_repeat_reuses_skb),
+		T4(tc_egress__v4_scheme_option_room),
+		T6(tc_egress__v6_scheme_option_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

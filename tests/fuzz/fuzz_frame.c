@@ -42,6 +42,20 @@ static bool is_ctl(uint8_t t)
 	       t == EQ_T_RST;
 }
 
+/* The options a parse found are those h said, with their values. */
+static void same_opts(const struct eqt_hdr *got, const struct eqt_hdr *h)
+{
+	need(got->opts == h->opts);
+	if (h->opts & EQT_OPT(EQ_OPT_TSTAMP))
+		need(got->ts == h->ts && got->ts_echo == h->ts_echo);
+	if (h->opts & EQT_OPT(EQ_OPT_CREDIT))
+		need(got->credit == h->credit);
+	if (h->opts & EQT_OPT(EQ_OPT_SRC))
+		need(got->src_qbytes == h->src_qbytes && got->src_mbps == h->src_mbps);
+	if (h->opts & EQT_OPT(EQ_OPT_QID))
+		need(got->qid == h->qid);
+}
+
 /* A control frame built from h back to its sender parses to h's fields. */
 static void ctl_round_trip(const uint8_t *f, const struct eqf_info *fi)
 {
@@ -56,6 +70,7 @@ static void ctl_round_trip(const uint8_t *f, const struct eqf_info *fi)
 	need(eqf_parse(buf, n, PORT, &back) == 0);
 	need(back.hdr.type == fi->hdr.type && back.hdr.seq_ack == fi->hdr.seq_ack &&
 	     back.hdr.pull == fi->hdr.pull && back.hdr.aux == fi->hdr.aux);
+	same_opts(&back.hdr, &fi->hdr);
 	need(back.v6 == fi->v6 && !memcmp(&back.dst, &fi->src, sizeof(back.dst)));
 }
 
@@ -75,10 +90,17 @@ static void data_uses(const uint8_t *f, uint32_t len, const struct eqf_info *fi)
 	/* The agent stamps its fields and sends the frame on. */
 	memcpy(copy, f, len);
 	h.pull = 12345;
-	eqf_stamp_data(copy, fi, &h);
+	h.opts ^= EQT_OPT(EQ_OPT_TSTAMP);	/* another set than it came with */
+	h.ts = 0x01020304;
+	int rc = eqf_stamp_data(copy, fi, &h);
+
+	need(rc == 0 || rc == -ENOSPC);
 	need(eqf_parse(copy, len, PORT, &again) == 0);
 	need(again.hdr.type == EQ_T_DATA && again.hdr.seq_ack == h.seq_ack &&
 	     again.hdr.pull == h.pull && again.inner_len == fi->inner_len);
+	if (!rc && h.opts)	/* they fitted: they are there */
+		same_opts(&again.hdr, &h);
+	need(rc == 0 || eqf_opts_len(&h) > (uint32_t)(fi->inner_off - fi->eq_off - EQ_HDR_LEN));
 	/* ... or delivers the inner packet. */
 	memcpy(copy, f, len);
 	inner = eqf_decap(copy, fi, mac, mac, &out_len);
@@ -186,6 +208,15 @@ static uint32_t recipe(uint8_t *buf, struct input *in)
 	h.seq_ack = in32(in);
 	h.pull = in32(in);
 	h.aux = in32(in);
+	/* Options, each with its values. */
+	h.opts = in8(in) & (EQT_OPT(EQ_OPT_TSTAMP) | EQT_OPT(EQ_OPT_CREDIT) | EQT_OPT(EQ_OPT_SRC) |
+			    EQT_OPT(EQ_OPT_QID));
+	h.ts = in32(in);
+	h.ts_echo = in32(in);
+	h.credit = in32(in);
+	h.src_qbytes = in32(in);
+	h.src_mbps = in32(in);
+	h.qid = (uint16_t)in32(in);
 	len = eqf_build_ctl(buf, FRAME_MAX, &r, &h, (uint16_t)in32(in));
 	need(len > 0);
 	if (kind & 2)

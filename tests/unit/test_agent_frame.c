@@ -297,6 +297,118 @@ static void test_stamp_pads_seg_option(void **state)
 	}
 }
 
+/* Every option a control frame can carry: written after the fixed
+ * header, hdr_len counting them in whole words, and parsed back. */
+static void test_ctl_options_roundtrip(void **state)
+{
+	uint8_t f[2048], buf[128];
+	uint32_t n = mk_frame(f, 10, 0, 0), m;
+	struct eqf_info fi, ci;
+	struct eqf_route r;
+	struct eqt_hdr h = { .type = EQ_T_ACK, .seq_ack = 5,
+			     .opts = EQT_OPT(EQ_OPT_TSTAMP) | EQT_OPT(EQ_OPT_CREDIT) |
+				     EQT_OPT(EQ_OPT_SRC) | EQT_OPT(EQ_OPT_QID),
+			     .ts = 0xdeadbeef, .ts_echo = 7, .credit = 9000, .src_qbytes = 123456,
+			     .src_mbps = 100000, .qid = 0xbeef };
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(fi.hdr.opts, 0);
+	eqf_route_reply(f, &fi, PORT, 7, &r);
+	assert_int_equal(eqf_opts_len(&h), 32);		/* 10 + 6 + 10 + 4, padded */
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);
+	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN + 32);
+	assert_int_equal(buf[14 + 20 + 8 + 2], EQ_HDR_WORDS + 8);
+	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+	assert_int_equal(ci.hdr.opts, h.opts);
+	assert_int_equal(ci.hdr.ts, 0xdeadbeef);
+	assert_int_equal(ci.hdr.ts_echo, 7);
+	assert_int_equal(ci.hdr.credit, 9000);
+	assert_int_equal(ci.hdr.src_qbytes, 123456);
+	assert_int_equal(ci.hdr.src_mbps, 100000);
+	assert_int_equal(ci.hdr.qid, 0xbeef);
+	assert_int_equal(ci.hdr.seq_ack, 5);
+	/* One option alone: its own length, padded. */
+	h.opts = EQT_OPT(EQ_OPT_CREDIT);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);
+	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN + 8);
+	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+	assert_int_equal(ci.hdr.opts, EQT_OPT(EQ_OPT_CREDIT));
+	assert_int_equal(ci.hdr.credit, 9000);
+	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 1), 0);	/* too small: nothing */
+}
+
+/* What a receiver makes of options it does not know, or that lie: an
+ * unknown kind is skipped, a known one longer than defined is read and
+ * its extra bytes skipped, one shorter than defined is ignored, and a
+ * length below 2 or past the header ends the walk, keeping what came
+ * before it. */
+static void test_parse_options_that_lie(void **state)
+{
+	static const struct { uint8_t opt[16]; uint32_t opts, credit; } cases[] = {
+		/* unknown kind 9 (len 4), then CREDIT */
+		{ { 9, 4, 0, 0, EQ_OPT_CREDIT, 6, 0, 0, 1, 0, 0, 0 }, EQT_OPT(EQ_OPT_CREDIT), 256 },
+		/* CREDIT of 8 bytes (2 extra), then QID */
+		{ { EQ_OPT_CREDIT, 8, 0, 0, 0, 5, 0xee, 0xee, EQ_OPT_QID, 4, 0, 1 },
+		  EQT_OPT(EQ_OPT_CREDIT) | EQT_OPT(EQ_OPT_QID), 5 },
+		/* CREDIT of 4 bytes: too short to hold its value */
+		{ { EQ_OPT_CREDIT, 4, 0, 0, 0, 0, 0, 0 }, 0, 0 },
+		/* CREDIT, then a length of 1: the walk ends, CREDIT stands */
+		{ { EQ_OPT_CREDIT, 6, 0, 0, 0, 7, 3, 1, 0, 0, 0, 0 }, EQT_OPT(EQ_OPT_CREDIT), 7 },
+		/* TSTAMP whose length runs past the header: nothing */
+		{ { EQ_OPT_TSTAMP, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t buf[128];
+		struct eqt_hdr h = { .type = EQ_T_ACK, .opts = EQT_OPT(EQ_OPT_TSTAMP) |
+								EQT_OPT(EQ_OPT_CREDIT) };
+		struct eqf_route r = { .port = PORT };
+		struct eqf_info ci;
+		uint32_t m;
+
+		r.src.a[10] = r.src.a[11] = r.dst.a[10] = r.dst.a[11] = 0xff;
+		m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);	/* 16 bytes of room */
+		memcpy(buf + 14 + 20 + 8 + EQ_HDR_LEN, cases[i].opt, 16);
+		assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+		if (ci.hdr.opts != cases[i].opts || ci.hdr.credit != cases[i].credit)
+			fail_msg("case %zu: opts %#x credit %u, wanted %#x %u", i, ci.hdr.opts,
+				 ci.hdr.credit, cases[i].opts, cases[i].credit);
+	}
+}
+
+/* A DATA frame with option room (TC reserves it per peer): the agent's
+ * options go in, padded; without room they do not, and it says so. */
+static void test_stamp_options(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_seg_frame(f, 77, false), ts = 0x01020304;
+	struct eqf_info fi, back;
+	struct eqt_hdr h = { .type = EQ_T_DATA, .seq_ack = 9, .opts = EQT_OPT(EQ_OPT_QID), .qid = 3 };
+
+	/* 8 bytes of room (the segment option's): QID fits, and the segment
+	 * option goes (the seq is the frame's own). */
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h), 0);
+	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+	assert_int_equal(back.hdr.seq_ack, 9);
+	assert_int_equal(back.hdr.opts, EQT_OPT(EQ_OPT_QID));
+	assert_int_equal(back.hdr.qid, 3);
+	assert_int_equal(back.inner_off, fi.inner_off);
+	/* TSTAMP (10 bytes, 12 with padding) does not fit in 8. */
+	h.opts = EQT_OPT(EQ_OPT_TSTAMP);
+	h.ts = ts;
+	assert_int_equal(eqf_stamp_data(f, &back, &h), -ENOSPC);
+	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+	assert_int_equal(back.hdr.opts, 0);	/* padding left, no option */
+	assert_int_equal(back.hdr.seq_ack, 9);
+	/* No room at all. */
+	n = mk_frame(f, 10, 0, 0);
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h), -ENOSPC);
+	h.opts = 0;
+	assert_int_equal(eqf_stamp_data(f, &fi, &h), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +420,9 @@ int main(void)
 		cmocka_unit_test(test_tcp_pure_ack),
 		cmocka_unit_test(test_parse_seg_option),
 		cmocka_unit_test(test_stamp_pads_seg_option),
+		cmocka_unit_test(test_ctl_options_roundtrip),
+		cmocka_unit_test(test_parse_options_that_lie),
+		cmocka_unit_test(test_stamp_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -545,6 +545,14 @@ static void eq_settings__every_row_is_whole(void **state)
 		const struct eq_scheme_info *sc = &eq_schemes[i];
 
 		assert_int_equal(eq_scheme_parse(sc->name), (int)sc->id);
+		assert_ptr_equal(eq_scheme_info_of(sc->id), sc);
+		/* What it asks of TC fits a peer's room, and TC fills only
+		 * options it carries; the route MTU leaves that room. */
+		assert_true(eq_opts_room(sc->data_opts) <= EQ_PEER_OPT_MAX);
+		assert_int_equal(sc->tc_opts & ~sc->data_opts, 0);
+		assert_int_equal(sc->tc_opts & ~(1u << EQ_OPT_TSTAMP), 0);	/* all TC can */
+		assert_int_equal(eq_peer_inner_mtu(1500, false, (int)sc->id),
+				 eq_inner_mtu(1500, false) - eq_opts_room(sc->data_opts));
 		for (size_t j = i + 1; j < eq_nschemes; j++) {
 			assert_string_not_equal(sc->name, eq_schemes[j].name);
 			assert_int_not_equal(sc->id, eq_schemes[j].id);

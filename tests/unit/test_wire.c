@@ -386,6 +386,22 @@ static void eq_seg_of__refuses_what_it_cannot_number(void **state)
 	assert_int_equal(eq_seg_of((struct eq_hdr *)b, b + n), -1);
 }
 
+/* The room options take in a header: each at its length, together,
+ * padded to whole words; all four are the most a peer may ask. */
+static void eq_opts_room__whole_words(void **state)
+{
+	assert_int_equal(eq_opts_room(0), 0);
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_TSTAMP), 12);
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_CREDIT), 8);
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_SRC), 12);
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_QID), 4);
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_TSTAMP | 1u << EQ_OPT_CREDIT), 16);
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_TSTAMP | 1u << EQ_OPT_CREDIT | 1u << EQ_OPT_SRC |
+				      1u << EQ_OPT_QID), EQ_PEER_OPT_MAX);
+	/* PAD and SEG are not a scheme's: no room. */
+	assert_int_equal(eq_opts_room(1u << EQ_OPT_PAD | 1u << EQ_OPT_SEG), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +427,7 @@ int main(void)
 		cmocka_unit_test(eq_seg_index__multiples_of_the_size_only),
 		cmocka_unit_test(eq_seg_of__index_from_the_inner_tcp_seq),
 		cmocka_unit_test(eq_seg_of__refuses_what_it_cannot_number),
+		cmocka_unit_test(eq_opts_room__whole_words),
 	};
 
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);

@@ -19,6 +19,105 @@ static void v4_mapped(struct eq_addr *a, const void *v4)
 	memcpy(&a->a[12], v4, 4);
 }
 
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+/* The options from o up to lim into h (docs/wire.md 2.6): each kind this
+ * version knows, at its defined length or longer (a longer one's extra
+ * bytes skipped); unknown kinds skipped; a malformed one (len below 2, or
+ * past lim) ends the walk, as every receiver's walk does, and what came
+ * before it stands.  SEG is not here: the seq (eqf_parse) reads it. */
+static void parse_opts(const uint8_t *o, const uint8_t *lim, struct eqt_hdr *h)
+{
+	while (o < lim) {
+		if (o[0] == EQ_OPT_PAD) {
+			o++;
+			continue;
+		}
+		if (lim - o < 2 || o[1] < 2 || o[1] > lim - o)
+			return;
+		switch (o[0]) {
+		case EQ_OPT_TSTAMP:
+			if (o[1] >= EQ_OPT_TSTAMP_LEN) {
+				h->ts = get32(o + 2);
+				h->ts_echo = get32(o + 6);
+				h->opts |= EQT_OPT(EQ_OPT_TSTAMP);
+			}
+			break;
+		case EQ_OPT_CREDIT:
+			if (o[1] >= EQ_OPT_CREDIT_LEN) {
+				h->credit = get32(o + 2);
+				h->opts |= EQT_OPT(EQ_OPT_CREDIT);
+			}
+			break;
+		case EQ_OPT_SRC:
+			if (o[1] >= EQ_OPT_SRC_LEN) {
+				h->src_qbytes = get32(o + 2);
+				h->src_mbps = get32(o + 6);
+				h->opts |= EQT_OPT(EQ_OPT_SRC);
+			}
+			break;
+		case EQ_OPT_QID:
+			if (o[1] >= EQ_OPT_QID_LEN) {
+				h->qid = (uint16_t)(o[2] << 8 | o[3]);
+				h->opts |= EQT_OPT(EQ_OPT_QID);
+			}
+			break;
+		}
+		o += o[1];
+	}
+}
+
+uint32_t eqf_opts_len(const struct eqt_hdr *h)
+{
+	return eq_opts_room(h->opts);
+}
+
+/* h's options into o (room bytes, at least eqf_opts_len(h)), the rest of
+ * room padded. */
+static void write_opts(uint8_t *o, uint32_t room, const struct eqt_hdr *h)
+{
+	uint8_t *p = o;
+
+	memset(o, EQ_OPT_PAD, room);
+	if (h->opts & EQT_OPT(EQ_OPT_TSTAMP)) {
+		p[0] = EQ_OPT_TSTAMP;
+		p[1] = EQ_OPT_TSTAMP_LEN;
+		put32(p + 2, h->ts);
+		put32(p + 6, h->ts_echo);
+		p += EQ_OPT_TSTAMP_LEN;
+	}
+	if (h->opts & EQT_OPT(EQ_OPT_CREDIT)) {
+		p[0] = EQ_OPT_CREDIT;
+		p[1] = EQ_OPT_CREDIT_LEN;
+		put32(p + 2, h->credit);
+		p += EQ_OPT_CREDIT_LEN;
+	}
+	if (h->opts & EQT_OPT(EQ_OPT_SRC)) {
+		p[0] = EQ_OPT_SRC;
+		p[1] = EQ_OPT_SRC_LEN;
+		put32(p + 2, h->src_qbytes);
+		put32(p + 6, h->src_mbps);
+		p += EQ_OPT_SRC_LEN;
+	}
+	if (h->opts & EQT_OPT(EQ_OPT_QID)) {
+		p[0] = EQ_OPT_QID;
+		p[1] = EQ_OPT_QID_LEN;
+		p[2] = h->qid >> 8;
+		p[3] = (uint8_t)h->qid;
+	}
+}
+
 int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi)
 {
 	const struct ethhdr *eth = (const void *)f;
@@ -80,6 +179,8 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 	fi->hdr.aux = ntohl(eq->data.frame_len);
 	fi->hdr.ce = fi->outer_ecn == EQ_ECN_CE;
 	fi->hdr.wire_len = len;
+	if (eq_len > EQ_HDR_LEN)
+		parse_opts(f + fi->eq_off + EQ_HDR_LEN, f + fi->eq_off + eq_len, &fi->hdr);
 	if (fi->hdr.type == EQ_T_DATA || fi->hdr.type == EQ_T_TRIMMED) {
 		/* Segments of a GSO packet share the header: the outer IPv4
 		 * ID, which segmentation counts up from 0, says which one this
@@ -128,21 +229,26 @@ static void write_eq(struct eq_hdr *eq, const struct eqt_hdr *h)
 	eq->data.frame_len = htonl(h->aux);
 }
 
-void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h)
+int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h)
 {
+	uint32_t room, need = eqf_opts_len(h);
 	struct eq_hdr eq;
+	int rc = 0;
 
 	memcpy(&eq, f + fi->eq_off, sizeof(eq));
 	write_eq(&eq, h);
 	memcpy(f + fi->eq_off, &eq, sizeof(eq));
-	if (eq.hdr_len > EQ_HDR_WORDS) {
-		/* The seq is this segment's own: no option may add to it. */
-		uint8_t *lim = f + fi->eq_off + eq.hdr_len * 4u;
-		uint8_t *o = (uint8_t *)eq_opt_find(f + fi->eq_off + EQ_HDR_LEN, lim, lim,
-						    EQ_OPT_SEG);
+	room = eq.hdr_len * 4u - EQ_HDR_LEN;
+	if (need > room)
+		rc = -ENOSPC;
+	if (room) {
+		/* The whole room is the agent's now: the scheme's options if
+		 * they fit, padding for the rest.  What TC wrote goes: the
+		 * segment option (the seq is this segment's own), and a
+		 * TSTAMP of when TC encapsulated, not of this send. */
+		static const struct eqt_hdr none;
 
-		if (o)
-			memset(o, EQ_OPT_PAD, o[1] < lim - o ? o[1] : (size_t)(lim - o));
+		write_opts(f + fi->eq_off + EQ_HDR_LEN, room, rc ? &none : h);
 	}
 	if (!fi->v6) {
 		struct iphdr ip;
@@ -155,13 +261,15 @@ void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr 
 		ip.check = eq_ipv4_hdr_csum(&ip);
 		memcpy(f + fi->l3_off, &ip, sizeof(ip));
 	}
+	return rc;
 }
 
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
 		       const struct eqt_hdr *h, uint16_t path)
 {
 	uint32_t l3 = r->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	uint32_t len = ETH_HLEN + l3 + sizeof(struct udphdr) + EQ_HDR_LEN;
+	uint32_t opts = eqf_opts_len(h);
+	uint32_t len = ETH_HLEN + l3 + sizeof(struct udphdr) + EQ_HDR_LEN + opts;
 	struct ethhdr eth;
 	struct udphdr udp;
 	struct eq_hdr eq;
@@ -200,11 +308,13 @@ uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
 	udp.check = 0;
 	memcpy(buf + ETH_HLEN + l3, &udp, sizeof(udp));
 	memset(&eq, 0, sizeof(eq));
-	eq.hdr_len = EQ_HDR_WORDS;
+	eq.hdr_len = EQ_HDR_WORDS + opts / 4;
 	eq.sender_id = htons(r->node_id);
 	eq.path_id = htons(path & EQ_SPORT_MASK);
 	write_eq(&eq, h);
 	memcpy(buf + ETH_HLEN + l3 + sizeof(udp), &eq, sizeof(eq));
+	if (opts)
+		write_opts(buf + ETH_HLEN + l3 + sizeof(udp) + EQ_HDR_LEN, opts, h);
 	return len;
 }
 

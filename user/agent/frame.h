@@ -29,7 +29,9 @@ struct eqf_info {
 	struct eqt_hdr	hdr;
 };
 
-/* Parse a frame: 0, or -EINVAL if it is not a well-formed edgeq frame to
+/* Parse a frame, the options this version knows into fi->hdr (opts says
+ * which came; a malformed option ends the walk: docs/wire.md 2.6): 0, or
+ * -EINVAL if it is not a well-formed edgeq frame to
  * `port` (the XDP programs validated it already; the agent checks again
  * what it relies on, and counts what fails), or -ENOMSG for a trimmed
  * segment whose seq the segment option cannot give (wire.h).  A DATA or
@@ -38,10 +40,17 @@ struct eqf_info {
 int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi);
 
 /* Write the agent's fields into a DATA frame TC encapsulated: type, flags,
- * seq, pull target, frame_len from h; outer IPv4 ID 0 and the segment
- * option padded out (wire.h says why), and the header checksum.  fi from
- * eqf_parse of the same frame. */
-void eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h);
+ * seq, pull target, frame_len from h; outer IPv4 ID 0 and the header
+ * checksum; and the whole option room rewritten: h's options (h->opts),
+ * padding for the rest, so that neither the segment option (wire.h says
+ * why) nor TC's TSTAMP of an earlier moment stays.  0, or -ENOSPC if h's
+ * options did not fit the room TC left (a peer's scheme says how much:
+ * eq_peer.opt_words): the frame goes without them.  fi from eqf_parse of
+ * the same frame. */
+int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h);
+
+/* The bytes h's options take on the wire, padded to whole words. */
+uint32_t eqf_opts_len(const struct eqt_hdr *h);
 
 /* A DATA frame whose inner packet is a bare TCP ACK: no payload, no SYN,
  * FIN or RST (fi from eqf_parse of the same frame). */
@@ -56,8 +65,8 @@ struct eqf_route {
 	uint16_t	node_id;	/* our sender id */
 };
 
-/* Build a control frame (PULL, ACK, NACK, RTS, RST) into buf: its length,
- * or 0 if buf is too small. */
+/* Build a control frame (PULL, ACK, NACK, RTS, RST) into buf, h's options
+ * (h->opts) after the fixed header: its length, or 0 if buf is too small. */
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
 		       const struct eqt_hdr *h, uint16_t path);
 

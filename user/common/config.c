@@ -20,6 +20,14 @@ unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6)
 	return wire_mtu > o ? wire_mtu - o : 0;
 }
 
+unsigned int eq_peer_inner_mtu(unsigned int wire_mtu, bool outer_v6, int scheme)
+{
+	const struct eq_scheme_info *si = eq_scheme_info_of((uint32_t)scheme);
+	unsigned int in = eq_inner_mtu(wire_mtu, outer_v6), o = si ? eq_opts_room(si->data_opts) : 0;
+
+	return in > o ? in - o : 0;
+}
+
 int eq_parse_rate(const char *s, __u64 *bps)
 {
 	static const struct { const char *sfx; __u64 mul; } units[] = {

@@ -60,5 +60,8 @@ int eq_parse_rate(const char *s, __u64 *bps);
 /* Largest inner packet for a wire MTU and an outer family: the route MTU
  * of a peer prefix (wire MTU - EQ_ROOM_V4 or EQ_ROOM_V6, wire.h). */
 unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6);
+/* The same for a peer of `scheme` (enum eq_scheme), less the room its
+ * options take in every DATA header (eq_scheme_info.data_opts). */
+unsigned int eq_peer_inner_mtu(unsigned int wire_mtu, bool outer_v6, int scheme);
 
 #endif

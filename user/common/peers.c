@@ -4,6 +4,8 @@
 #include <bpf/bpf.h>
 #include "addr.h"
 #include "peers.h"
+#include "settings.h"
+#include "edgeq/wire.h"
 #include "stats.h"
 
 /* A free slot, from the maps' hint on (wrapping): attach fills a fresh
@@ -31,6 +33,14 @@ static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme,
 		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6) |
 			  (plain ? EQ_PEER_PLAIN : 0);
 		p.scheme = scheme;
+		/* What its scheme carries in every DATA header: TC leaves
+		 * the room, and fills what it can (settings.c). */
+		const struct eq_scheme_info *si = eq_scheme_info_of(scheme);
+
+		if (si) {
+			p.opt_words = (__u8)(eq_opts_room(si->data_opts) / 4);
+			p.tc_opts = (__u8)si->tc_opts;
+		}
 		if (bpf_map_update_elem(m->peers, &i, &p, BPF_ANY))
 			return -errno;
 		uv.peer = i;

@@ -73,9 +73,11 @@ static const struct eq_setting eqds_settings[] = {
 		{ "fifo", 0 }, { "weighted", 1 }, { NULL, 0 } }), 0, schemes.eqds.asl),
 };
 
+/* EQDS carries everything in the fixed header: no options. */
 const struct eq_scheme_info eq_schemes[] = {
-	{ "none", EQ_SCHEME_NONE, NULL, 0 },
-	{ "eqds", EQ_SCHEME_EQDS, eqds_settings, sizeof(eqds_settings) / sizeof(eqds_settings[0]) },
+	{ "none", EQ_SCHEME_NONE, NULL, 0, 0, 0 },
+	{ "eqds", EQ_SCHEME_EQDS, eqds_settings, sizeof(eqds_settings) / sizeof(eqds_settings[0]),
+	  0, 0 },
 };
 const size_t eq_nschemes = sizeof(eq_schemes) / sizeof(eq_schemes[0]);
 
@@ -88,6 +90,14 @@ const struct eq_scheme_info *eq_scheme_info_find(const char *name, size_t len)
 {
 	for (size_t i = 0; i < eq_nschemes; i++)
 		if (strlen(eq_schemes[i].name) == len && !strncmp(eq_schemes[i].name, name, len))
+			return &eq_schemes[i];
+	return NULL;
+}
+
+const struct eq_scheme_info *eq_scheme_info_of(uint32_t id)
+{
+	for (size_t i = 0; i < eq_nschemes; i++)
+		if (eq_schemes[i].id == id)
 			return &eq_schemes[i];
 	return NULL;
 }

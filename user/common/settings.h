@@ -41,12 +41,18 @@ struct eq_setting {
 	size_t				size;	/* 1, 2, 4 or 8 bytes */
 };
 
-/* A scheme the config can name, and its settings (none for `none`). */
+/* A scheme the config can name, its settings (none for `none`) and what
+ * it needs of TC on the wire. */
 struct eq_scheme_info {
 	const char		*name;	/* `scheme NAME`, `peer ... scheme NAME` */
 	uint32_t		id;	/* enum eq_scheme */
 	const struct eq_setting	*set;
 	size_t			nset;
+	uint32_t		data_opts;	/* 1 << EQ_OPT_x every DATA packet
+						 * carries: TC leaves room for them
+						 * (eq_opts_room), route MTUs too */
+	uint32_t		tc_opts;	/* of those, the ones TC fills on
+						 * the fast path (TSTAMP) */
 };
 
 extern const struct eq_setting eq_tunnel_settings[];
@@ -59,6 +65,8 @@ extern const size_t eq_nschemes;
 const struct eq_setting *eq_setting_find(const char *name);
 /* The scheme named `name` (of `SCHEME.KEY`, len bytes of it), or NULL. */
 const struct eq_scheme_info *eq_scheme_info_find(const char *name, size_t len);
+/* The scheme whose id is `id`, or NULL. */
+const struct eq_scheme_info *eq_scheme_info_of(uint32_t id);
 
 /* Store value word v of setting s into c: 0, or -EINVAL (out of range, not
  * one of its words, not a rate). */

@@ -27,6 +27,17 @@ struct eqt_hdr {
 	uint8_t		ce;		/* the outer header arrived CE-marked */
 	uint32_t	wire_len;	/* the frame as received, Ethernet header
 					 * included (0: not known) */
+	/* Options (wire.h, docs/wire.md 2.6): parsed from a frame, or to
+	 * write into one.  opts has bit EQ_OPT_x set for each present. */
+	uint32_t	opts;
+	uint32_t	ts, ts_echo;	/* TSTAMP: ns, mod 2^32, of the sender's
+					 * clock; the echo of the peer's */
+	uint32_t	credit;		/* CREDIT: bytes */
+	uint32_t	src_qbytes;	/* SRC: a switch's queue, bytes */
+	uint32_t	src_mbps;	/* ... its link rate, Mb/s */
+	uint16_t	qid;		/* QID: upstream queue id */
 };
+
+#define EQT_OPT(kind)	(1u << (kind))
 
 #endif
