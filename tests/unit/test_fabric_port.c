@@ -836,30 +836,85 @@ static void port_next_event__the_earliest_of_service_and_wire(void **state)
 	assert_pool_full();
 }
 
-/* Hooks see every accepted packet going in and every packet serialised. */
-static int n_enq_hook, n_deq_hook;
-static uint64_t last_hook_t;
-static void on_enq(struct port *p, struct pkt *k, uint64_t t) { n_enq_hook++; last_hook_t = t; }
-static void on_deq(struct port *p, struct pkt *k, uint64_t t) { n_deq_hook++; last_hook_t = t; }
-
-static void port__hooks(void **state)
+/* A feature added to a port (feature.h) sees each packet on its way in
+ * (after the built-in ones, which have decided its class), each one the
+ * port took, and each one serialised; a packet the port drops is seen
+ * arriving only. */
+static int n_arrive, n_queued, n_departed;
+static uint64_t last_feat_t;
+static bool saw_prio;
+static void f_arrive(struct port *p, struct pkt *k, uint64_t t, struct port_enq *e)
 {
-	static const struct port_hooks h = { .on_enqueue = on_enq, .on_dequeue = on_deq };
+	n_arrive++;
+	last_feat_t = t;
+	saw_prio = e->prio;
+}
+static void f_queued(struct port *p, struct pkt *k, uint64_t t, struct port_enq *e)
+{
+	n_queued++;
+	last_feat_t = t;
+}
+static void f_departed(struct port *p, struct pkt *k, uint64_t t)
+{
+	n_departed++;
+	last_feat_t = t;
+}
+
+static void port__features(void **state)
+{
+	static const struct port_feature f = { .name = "test", .arrive = f_arrive,
+					       .queued = f_queued, .departed = f_departed };
+	struct port_cfg c = cfg(1 * G, 0);
+	struct port p;
+
+	c.buffer = 1500;
+	port_init(&p, "p", &c, 0, 1);
+	/* The built-in three (trim and ECN off here), then this one. */
+	assert_int_equal(p.nfeat, 3);
+	assert_int_equal(port_add_feature(&p, &f), 0);
+	reset_out();
+	n_arrive = n_queued = n_departed = 0;
+	enq(&p, K_OTHER, 1000, 0, 500);
+	assert_int_equal(n_arrive, 1);
+	assert_int_equal(n_queued, 1);
+	assert_false(saw_prio);
+	assert_int_equal(last_feat_t, 500);
+	enq(&p, K_CTRL, 100, 1, 600);
+	assert_true(saw_prio);		/* the priority feature came first */
+	assert_int_equal(enq(&p, K_OTHER, 1000, 2, 700), PV_DROP_FULL);	/* 2000 > 1500 bytes */
+	assert_int_equal(n_arrive, 3);
+	assert_int_equal(n_queued, 2);
+	step_until(&p, G);
+	assert_int_equal(n_departed, 2);
+	assert_int_equal(last_feat_t, 500 + 8000 + 800);
+	while (p.nfeat < PORT_FEATURES_MAX)
+		assert_int_equal(port_add_feature(&p, &f), 0);
+	assert_int_equal(port_add_feature(&p, &f), -1);	/* full */
+	assert_pool_full();
+}
+
+/* Every port has the built-in features, in the order that makes a
+ * trimmed header control: trim, the priority queue, ECN; trimming and
+ * marking follow their thresholds as a command changes them. */
+static void port__builtin_features_follow_their_thresholds(void **state)
+{
 	struct port_cfg c = cfg(1 * G, 0);
 	struct port p;
 
 	port_init(&p, "p", &c, 0, 1);
-	p.hooks = &h;
+	assert_int_equal(p.nfeat, 3);
+	assert_ptr_equal(p.feat[0], &port_feature_trim);
+	assert_ptr_equal(p.feat[1], &port_feature_prio);
+	assert_ptr_equal(p.feat[2], &port_feature_ecn);
 	reset_out();
-	n_enq_hook = n_deq_hook = 0;
-	enq(&p, K_OTHER, 1000, 0, 500);
-	assert_int_equal(n_enq_hook, 1);
-	assert_int_equal(last_hook_t, 500);
-	enq(&p, K_CTRL, 100, 1, 600);
+	assert_int_equal(enq(&p, K_DATA, 1500, 0, 0), PV_QUEUED);
+	assert_int_equal(enq(&p, K_DATA, 1500, 1, 0), PV_QUEUED);	/* both off */
+	p.cfg.trim = 2000;	/* as `port p trim 2000` does */
+	assert_int_equal(enq(&p, K_DATA, 1500, 2, 0), PV_TRIMMED);
+	p.cfg.trim = PORT_OFF;
+	p.cfg.ecn_k = 1000;
+	assert_int_equal(enq(&p, K_DATA, 1500, 3, 0), PV_MARKED);
 	step_until(&p, G);
-	assert_int_equal(n_enq_hook, 2);
-	assert_int_equal(n_deq_hook, 2);
-	assert_int_equal(last_hook_t, 500 + 8000 + 800);
 	assert_pool_full();
 }
 
@@ -1072,7 +1127,8 @@ int main(void)
 		T(port__occupancy_of_a_held_queue),
 		T(port__stats_reset),
 		T(port_next_event__the_earliest_of_service_and_wire),
-		T(port__hooks),
+		T(port__features),
+		T(port__builtin_features_follow_their_thresholds),
 		T(port__random_traffic_invariants),
 		T(port__late_caller_changes_nothing),
 	};

@@ -8,6 +8,7 @@
 #define EDGEQ_FABRIC_PKT_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include "switch/frame.h"
 
 struct pkt {

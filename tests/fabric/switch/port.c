@@ -56,6 +56,11 @@ void port_init(struct port *p, const char *name, const struct port_cfg *cfg,
 	p->clock = p->free_at = now;
 	p->rng = seed | 1;
 	p->occ.t_start = p->occ.t_last = now;
+	/* Every fabric port has these (each off while its threshold is);
+	 * the order matters: a trimmed header goes on as control. */
+	port_add_feature(p, &port_feature_trim);
+	port_add_feature(p, &port_feature_prio);
+	port_add_feature(p, &port_feature_ecn);
 }
 
 void port_stats_reset(struct port *p, uint64_t now)
@@ -77,8 +82,9 @@ static void finish(struct port *p, struct pkt *k, uint64_t t)
 	}
 	p->st.tx_pkts++;
 	p->st.tx_bytes += k->len;
-	if (p->hooks && p->hooks->on_dequeue)
-		p->hooks->on_dequeue(p, k, t);
+	for (int i = 0; i < p->nfeat; i++)
+		if (p->feat[i]->departed)
+			p->feat[i]->departed(p, k, t);
 	if (p->cfg.loss_ppm && xorshift(&p->rng) % 1000000 < p->cfg.loss_ppm) {
 		p->st.drop_loss++;
 		fifo_push(&p->gone, k);
@@ -131,7 +137,7 @@ void port_run(struct port *p, uint64_t now)
 
 enum port_verdict port_enqueue(struct port *p, struct pkt *k, uint64_t t)
 {
-	enum port_verdict v = PV_QUEUED;
+	struct port_enq e = { .v = PV_QUEUED };
 
 	port_run(p, t);
 	t = p->clock;
@@ -140,8 +146,6 @@ enum port_verdict port_enqueue(struct port *p, struct pkt *k, uint64_t t)
 		return PV_DROP_DOWN;
 	}
 	k->t_arrive = t;
-	if (p->hooks && p->hooks->on_enqueue)
-		p->hooks->on_enqueue(p, k, t);
 	if (!p->cfg.rate_bps) {		/* a delay line: straight onto the wire */
 		p->st.enq_pkts++;
 		p->st.enq_bytes += k->len;
@@ -152,37 +156,25 @@ enum port_verdict port_enqueue(struct port *p, struct pkt *k, uint64_t t)
 		fifo_push(&p->wire, k);
 		return PV_QUEUED;
 	}
-	if (k->cls == FC_EQ_DATA && p->cfg.trim != PORT_OFF &&
-	    p->data_bytes + k->len > p->cfg.trim) {
-		uint32_t n = frame_trim(k->data, k->len, &k->fi);
-
-		if (n) {
-			k->len = n;
-			k->cls = FC_EQ_CTRL;
-			p->st.trims++;
-			v = PV_TRIMMED;
-		}
-	}
-	if (k->cls == FC_EQ_CTRL) {
+	for (int i = 0; i < p->nfeat; i++)
+		if (p->feat[i]->arrive)
+			p->feat[i]->arrive(p, k, t, &e);
+	if (e.prio) {
 		if (p->prio.bytes + k->len > p->cfg.prio_buffer) {
 			p->st.drop_prio++;
 			return PV_DROP_PRIO;
 		}
+	} else if (p->data_bytes + k->len > p->cfg.buffer) {
+		p->st.drop_full++;
+		return PV_DROP_FULL;
+	}
+	for (int i = 0; i < p->nfeat; i++)
+		if (p->feat[i]->queued)
+			p->feat[i]->queued(p, k, t, &e);
+	if (e.prio) {
 		k->prio = 1;
 		fifo_push(&p->prio, k);
-		if (v != PV_TRIMMED)
-			v = PV_PRIO;
 	} else {
-		if (p->data_bytes + k->len > p->cfg.buffer) {
-			p->st.drop_full++;
-			return PV_DROP_FULL;
-		}
-		if (p->cfg.ecn_k != PORT_OFF && p->data_bytes > p->cfg.ecn_k &&
-		    frame_set_ce(k->data, &k->fi)) {
-			k->fi.ecn = 3;
-			p->st.marks++;
-			v = PV_MARKED;
-		}
 		k->prio = 0;
 		occ_advance(p, t);
 		fifo_push(&p->data, k);
@@ -193,7 +185,7 @@ enum port_verdict port_enqueue(struct port *p, struct pkt *k, uint64_t t)
 	p->st.enq_bytes += k->len;
 	occ_peak(p);
 	port_run(p, t);
-	return v;
+	return (enum port_verdict)e.v;
 }
 
 struct pkt *port_pop_arrived(struct port *p, uint64_t now)

@@ -10,6 +10,9 @@
  *               drop-tail at `buffer`, CE above `ecn_k`,           at `rate`      `delay`
  *               edgeq DATA trimmed above `trim`
  *
+ * Trimming, the priority queue and ECN marking are features (feature.h),
+ * installed from the config; a scheme's switch logic is one more.
+ *
  * A packet occupies the queue from its arrival until its last bit has been
  * serialised, so an arriving packet waits occupancy / rate: the queueing
  * delay the fabric's accuracy test checks.  Serialisation start times are
@@ -23,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "switch/pkt.h"
+#include "switch/feature.h"
 
 #define PORT_OFF	UINT32_MAX	/* a threshold that is not in use */
 #define OCC_BUCKET	512		/* bytes per occupancy histogram bucket */
@@ -69,13 +73,6 @@ struct port_occ {
 
 struct port;
 
-/* Room for the switch logic of later schemes: Bolt's SRC/PRU/SM notifies
- * senders at enqueue/dequeue, BFC pauses upstream queues.  NULL: plain. */
-struct port_hooks {
-	void (*on_enqueue)(struct port *p, struct pkt *k, uint64_t t);
-	void (*on_dequeue)(struct port *p, struct pkt *k, uint64_t t);
-};
-
 struct port {
 	char name[40];
 	struct port_cfg cfg;
@@ -93,7 +90,8 @@ struct port {
 	uint64_t rng;
 	struct port_stats st;
 	struct port_occ occ;
-	const struct port_hooks *hooks;
+	const struct port_feature *feat[PORT_FEATURES_MAX];	/* feature.h, in order */
+	int nfeat;
 };
 
 void port_init(struct port *p, const char *name, const struct port_cfg *cfg,
