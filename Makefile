@@ -85,7 +85,8 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 .PHONY: all deps test test-unit test-fuzz test-bpf test-netns test-fabric vmtest bench demo \
 	demo-tunnel experiments clean install uninstall
 
-all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS) $(FUZZ_BINS)
+all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS) $(FUZZ_BINS) \
+     $(LOSS_BPF)
 
 deps: $(OUT)/.deps
 $(OUT)/.deps: Makefile
@@ -135,6 +136,12 @@ $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(AGENT_LIB) $(CORE_LIB) $(LIB) $(FSW
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS) -lm
 
 $(FAB_BPF): tests/fabric/switch/xsk_redirect.bpf.c | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# Random loss for tests on kernels without netem (tests/scenarios/soak.sh).
+LOSS_BPF := $(OUT)/tests/lib/loss.bpf.o
+$(LOSS_BPF): tests/lib/loss.bpf.c | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

@@ -9,6 +9,8 @@
 # input that did it is kept and named, with the command to replay it.
 #   fuzz_frame: the agent's frame parser and what it does with a frame;
 #   fuzz_eqds:  EQDS's handling of any sequence of packets, forged or not.
+# First, each input a campaign once failed on (tests/fuzz/regress/<harness>/,
+# named after what it found) runs again, and must pass.
 # Longer campaigns: FUZZ_RUNS=10000000 FUZZ_SECS=0 tests/fuzz/test_fuzz.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -46,6 +48,15 @@ as_comment() { sed 's/^/# /'; }
 for bin in "$OUT"/tests/fuzz/fuzz_*; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
+	regress=(tests/fuzz/regress/"$name"/*)
+	if [ -e "${regress[0]}" ]; then
+		"$bin" "${regress[@]}" >"$TMP/$name.regress.log" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] || grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds):|Running' "$TMP/$name.regress.log" |
+			head -20 | as_comment
+		check "$name: the ${#regress[@]} input(s) that once failed pass (tests/fuzz/regress/$name)" \
+			[ "$rc" -eq 0 ]
+	fi
 	campaign "$name" "$bin" 1 -runs="$RUNS"
 	check "$name: $RUNS inputs from seed 1, no crash, no sanitizer report, every check held" [ $? -eq 0 ]
 	if [ "$SECS" -gt 0 ]; then

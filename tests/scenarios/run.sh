@@ -6,13 +6,13 @@
 #
 #   tests/scenarios/run.sh [SCENARIO]...      (make experiments [SCENARIOS=...])
 #
-# Scenarios: single incast permutation outcast oversub rpc_load failure.  Each
+# Scenarios: single incast permutation outcast oversub rpc_load failure soak.  Each
 # takes its own SC_* settings (see the top of each script); SC_TRANSPORTS
 # limits the transports (default: every congestion control the kernel
 # offers), SC_KEEP=1 keeps the raw data.  Needs root (namespaces).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-ALL="single incast permutation outcast oversub rpc_load failure"
+ALL="single incast permutation outcast oversub rpc_load failure soak"
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (network namespaces, AF_XDP)" >&2; exit 1; }
 list=("$@"); [ ${#list[@]} -eq 0 ] && read -ra list <<<"$ALL"
 rc=0 t0=$(date +%s)

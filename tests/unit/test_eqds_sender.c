@@ -37,6 +37,7 @@ struct rec {
 	unsigned	n_data, rts;
 	uint32_t	rts_target;	/* the last RTS's pull target */
 	uint32_t	rts_aux;	/* ... and its limit (0: none) */
+	uint32_t	rts_seq;	/* ... and its seq */
 	uint32_t	data_target;	/* the last DATA's pull target */
 };
 
@@ -59,6 +60,7 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		r->rts++;
 		r->rts_target = h->pull;
 		r->rts_aux = h->aux;
+		r->rts_seq = h->seq_ack;
 	}
 }
 
@@ -502,6 +504,95 @@ static void rts__an_unanswered_rts_with_nothing_in_flight_finds_the_receiver_sil
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.peer_silent, 1);
 	assert_int_equal(f->rec.n_data, 2 * BDP / MTU);
+	fx_free(f);
+}
+
+/* What went as delivered while the receiver was silent may not all have
+ * arrived: a receiver back with its state, acknowledging a seq below what
+ * was sent, waits at a hole nothing will fill (it counts what lies
+ * between as in flight and grants nothing for it).  Its first cumulative
+ * word moves the tunnel to a new epoch starting where the receiver takes
+ * one: at once with a backlog, which goes on in it; with none, from the
+ * next packet.  Without that, the soak's tunnel sent RTS after RTS for
+ * 200 s with 124 bytes of credit. */
+static void silent_then_hole(bool backlog)
+{
+	struct eqds_cfg c = cfg0;
+	struct fx *f;
+	struct eqds_peer_stats st;
+	uint32_t isn, hole, want;
+	unsigned sent, rts;
+
+	c.rts = true;
+	f = fx_new_cfg(&c, 1024);
+	local(f, 2 * BDP / MTU);
+	run_until(f, 3 * RTO_NS + 1000000);	/* silent: the queue went as delivered */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 1);
+	isn = f->rec.data_seq[0];
+	hole = isn + 3;				/* three arrived, the fourth not */
+	want = ((hole >> EPOCH_SHIFT) + EPOCH_GAP) << EPOCH_SHIFT;	/* epoch_after(hole) */
+	if (backlog)
+		local(f, 60);			/* more than the pacer's bucket: a queue */
+	sent = f->rec.n_data;
+	ctl_busy(f, EQ_T_ACK, hole, 0, 0);	/* a bare ACK is not the word */
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.tx_epoch, isn);
+	assert_int_equal(st.silent_skips, 0);
+	{
+		struct eqt_hdr h = { .type = EQ_T_ACK, .flags = EQ_F_CUM, .seq_ack = hole, .pull = 0 };
+
+		eqds_wire(f->e, PEER, &h, NULL, f->now);
+	}
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.silent_skips, 1);
+	if (backlog) {
+		assert_true(st.backlog_pkts > 0);
+		assert_int_equal(st.tx_state, EQDS_TX_SYN_SENT);
+		assert_int_equal(st.tx_epoch, want);
+	} else {
+		assert_int_equal(st.tx_state, EQDS_TX_CLOSED);
+		local(f, 2);
+	}
+	/* RTS mode: it asks, in the new epoch, for what waits. */
+	rts = f->rec.rts;
+	run_until(f, f->now + RTO_NS);
+	assert_true(f->rec.rts > rts);
+	assert_int_equal(f->rec.rts_seq, want);
+	assert_true(after(want, isn + sent));	/* past every seq used */
+	fx_free(f);
+}
+
+static void silent__a_receiver_waiting_at_a_hole_gets_a_new_epoch(void **state)
+{
+	silent_then_hole(true);
+	silent_then_hole(false);
+}
+
+/* Once everything that went while it was silent is acknowledged, nothing
+ * changes: the same epoch goes on. */
+static void silent__all_delivered_keeps_the_epoch(void **state)
+{
+	struct eqds_cfg c = cfg0;
+	struct fx *f;
+	struct eqds_peer_stats st;
+	uint32_t isn;
+
+	c.rts = true;
+	f = fx_new_cfg(&c, 1024);
+	local(f, 2 * BDP / MTU);
+	run_until(f, 3 * RTO_NS + 1000000);
+	isn = f->rec.data_seq[0];
+	{
+		struct eqt_hdr h = { .type = EQ_T_ACK, .flags = EQ_F_CUM,
+				     .seq_ack = isn + f->rec.n_data, .pull = 0 };
+
+		eqds_wire(f->e, PEER, &h, NULL, f->now);
+	}
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.silent_skips, 0);
+	assert_int_equal(st.tx_epoch, isn);
+	assert_int_equal(st.tx_state, EQDS_TX_ESTABLISHED);
 	fx_free(f);
 }
 
@@ -1177,6 +1268,8 @@ int main(void)
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
 		cmocka_unit_test(rts__an_unanswered_rts_with_nothing_in_flight_finds_the_receiver_silent),
+		cmocka_unit_test(silent__a_receiver_waiting_at_a_hole_gets_a_new_epoch),
+		cmocka_unit_test(silent__all_delivered_keeps_the_epoch),
 		cmocka_unit_test(rto__waits_for_a_busy_receiver),
 		cmocka_unit_test(rto__believes_a_busy_time_up_to_a_second),
 		cmocka_unit_test(counters__survive_the_tunnel),

@@ -310,6 +310,7 @@ void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats 
 	to->bad_rst += from->bad_rst;
 	to->rsts += from->rsts;
 	to->peer_silent += from->peer_silent;
+	to->silent_skips += from->silent_skips;
 	to->rx_bad_seq += from->rx_bad_seq;
 	to->rx_bad_epoch += from->rx_bad_epoch;
 }

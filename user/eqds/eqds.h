@@ -105,6 +105,8 @@ struct eqds_peer_stats {
 	uint64_t	bad_ack, bad_pull, bad_rst;
 	uint64_t	rsts;		/* RSTs taken: the receiver had no state
 					 * for this epoch (sender.c, control()) */
+	uint64_t	silent_skips;	/* new epochs after a silent spell: the
+					 * receiver waited at a seq no longer held */
 	uint64_t	peer_silent;	/* times the receiver fell silent for an RTO (its
 					 * agent down or starved): the tunnel ran on
 					 * without credit until it spoke */
@@ -198,6 +200,9 @@ struct eqds_published {
 	uint64_t	pull_pkts;	/* PULL packets: one grants several pulls */
 	uint64_t	rts_sent;	/* RTS packets sent */
 	uint64_t	bad_pull;	/* PULLs refused: beyond what was asked */
+	uint64_t	silent_skips;	/* new epochs after a silent spell, the
+					 * receiver waiting at a seq gone as
+					 * delivered (sender.c) */
 };
 
 extern const struct eqt_scheme_ops eqds_ops;

@@ -59,6 +59,9 @@ struct tx_tunnel {
 					 * speaks (sender.c) */
 	bool		probed;		/* an RTO found the receiver quiet and asked
 					 * it with an RTS; cleared when it speaks */
+	bool		silent_gap;	/* packets went as delivered while the
+					 * receiver was silent: it may wait for
+					 * some that never came (sender.c) */
 	uint32_t	lease_seq0;	/* the open lease's first seq */
 	uint32_t	lease_copies;	/* copies of its sends here already */
 	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */

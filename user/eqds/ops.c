@@ -135,6 +135,7 @@ static const struct eqt_stat published[] = {
 	EQT_STAT(struct eqds_published, pull_pkts, false),
 	EQT_STAT(struct eqds_published, rts_sent, false),
 	EQT_STAT(struct eqds_published, bad_pull, false),
+	EQT_STAT(struct eqds_published, silent_skips, false),
 };
 
 static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v, void *own)
@@ -147,6 +148,7 @@ static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v, void 
 			.highest_pull = st.highest_pull, .pull_no = st.pull_no,
 			.pull_target = st.pull_target, .pulls_sent = st.pulls_sent,
 			.pull_pkts = st.pull_pkts, .rts_sent = st.rts_sent, .bad_pull = st.bad_pull,
+			.silent_skips = st.silent_skips,
 		};
 	*v = (struct eq_agent_peer){
 		.credit = st.credit,
