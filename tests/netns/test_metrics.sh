@@ -69,13 +69,20 @@ got=$(value "$M" edgeq_peer_tx_data_packets_total "$a_if,peer=\"10.77.0.2\"")
 check "an agent field: edgeq_peer_tx_data_packets_total for peer 10.77.0.2 is status's tx_data ($got = $want, > 500)" \
 	bash -c "[ -n '$got' ] && [ '$got' = '$want' ] && [ '$got' -gt 500 ]"
 # A scheme's own state, from its map's BTF (no metrics code per scheme):
-# B's pulls for A's data, a counter (the VM's slow clock can reach the
-# idle timeout by now, which ends the tunnel's state but not its counts).
+# every field status shows under "eqds" has its family, and B's pulls
+# for A's data are status's figure (0 where a 1 MB transfer needed no
+# pull: the VM's round trip makes the BDP that large).
+fields=$(jq -r --arg i "$TB_IFB" '[.interfaces[] | select(.ifname == $i) | .peers[] |
+	select(.prefix == "10.77.0.1/32") | .eqds | keys[]] | join(" ")' <<<"$js")
+missing=""
+for k in $fields; do
+	grep -q "^# TYPE edgeq_peer_eqds_$k untyped" <<<"$M" || missing="$missing $k"
+done
 want=$(jq -r --arg i "$TB_IFB" '.interfaces[] | select(.ifname == $i) | .peers[] |
 	select(.prefix == "10.77.0.1/32") | .eqds.pulls_sent' <<<"$js")
 got=$(value "$M" edgeq_peer_eqds_pulls_sent "interface=\"$TB_IFB\",peer=\"10.77.0.1\"")
-check "EQDS's own field by its BTF name: edgeq_peer_eqds_pulls_sent of B is status's .eqds.pulls_sent ($got = $want, > 0)" \
-	bash -c "[ -n '$got' ] && [ '$got' = '$want' ] && [ '$got' -gt 0 ] && grep -q '^# TYPE edgeq_peer_eqds_pulls_sent untyped' <<<\"\$1\"" _ "$M"
+check "EQDS's own fields by their BTF names: a family each ($(wc -w <<<"$fields") fields; missing:${missing:- none}), B's pulls_sent is status's ($got = $want)" \
+	bash -c "[ -n '$fields' ] && [ -z '$missing' ] && [ -n '$got' ] && [ '$got' = '$want' ]"
 want=$(jq -r --arg i "$TB_IFA" '.interfaces[] | select(.ifname == $i) | .peers[] |
 	select(.prefix == "10.77.0.2/32") | .tx_packets' <<<"$js")
 got=$(value "$M" edgeq_peer_tx_packets_total "$a_if,peer=\"10.77.0.2\"")
