@@ -67,10 +67,3 @@ __u32 eq_peer_scheme(const struct eq_peer *p, const struct eq_config *c)
 	return c->scheme;
 }
 
-const char *eq_scheme_name(__u32 id)
-{
-	for (size_t i = 0; i < eq_nschemes; i++)
-		if (eq_schemes[i].id == id)
-			return eq_schemes[i].name;
-	return "?";
-}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include "btf_fields.h"
 #include "edgeq/maps.h"
+#include "settings.h"
 
 #define EQ_SCHEME_IDS		16
 #define EQ_SCHEME_VALUE_MAX	512	/* bytes of a scheme's per-peer value */
@@ -30,7 +31,6 @@ const struct eq_btf_value *eq_scheme_own(struct eq_scheme_maps *s, __u32 scheme,
  * said), none if plain or the attachment runs no agent, else the
  * attachment's. */
 __u32 eq_peer_scheme(const struct eq_peer *p, const struct eq_config *c);
-/* The config's word for a scheme id ("?" if none has it). */
-const char *eq_scheme_name(__u32 id);
+/* eq_scheme_name(): settings.h. */
 
 #endif

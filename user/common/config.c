@@ -96,13 +96,6 @@ int eq_scheme_parse(const char *w)
 	return s ? (int)s->id : -1;
 }
 
-static const char *scheme_name(int id)
-{
-	for (size_t i = 0; i < eq_nschemes; i++)
-		if ((int)eq_schemes[i].id == id)
-			return eq_schemes[i].name;
-	return "?";
-}
 
 /* The prefixes said so far, to find one said twice at the line that
  * repeats it (first error wins) without comparing every pair: a config
@@ -182,8 +175,8 @@ static int check_peers(struct eq_cfg *cfg, struct eq_cfg_peer **idx, const char 
 
 		eq_addr_format(&bad->via, a, sizeof(a));
 		return fail(err, errlen, name, bad->line, "peer via %s is scheme %s here and %s on "
-			    "line %d: one underlay peer has one scheme", a, scheme_name(bad->scheme),
-			    scheme_name(with->scheme), with->line);
+			    "line %d: one underlay peer has one scheme", a, eq_scheme_name((uint32_t)bad->scheme),
+			    eq_scheme_name((uint32_t)with->scheme), with->line);
 	}
 	if (vias > b->max_peers)
 		return fail(err, errlen, name, 0, "%zu underlay peers (distinct 'via' addresses), more "

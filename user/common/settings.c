@@ -102,6 +102,13 @@ const struct eq_scheme_info *eq_scheme_info_of(uint32_t id)
 	return NULL;
 }
 
+const char *eq_scheme_name(uint32_t id)
+{
+	const struct eq_scheme_info *si = eq_scheme_info_of(id);
+
+	return si ? si->name : "?";
+}
+
 const struct eq_setting *eq_setting_find(const char *name)
 {
 	for (size_t i = 0; i < eq_tunnel_nsettings; i++)

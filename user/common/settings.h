@@ -67,6 +67,8 @@ const struct eq_setting *eq_setting_find(const char *name);
 const struct eq_scheme_info *eq_scheme_info_find(const char *name, size_t len);
 /* The scheme whose id is `id`, or NULL. */
 const struct eq_scheme_info *eq_scheme_info_of(uint32_t id);
+/* The config's word for a scheme id ("?" if none has it). */
+const char *eq_scheme_name(uint32_t id);
 
 /* Store value word v of setting s into c: 0, or -EINVAL (out of range, not
  * one of its words, not a rate). */
