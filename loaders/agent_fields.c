@@ -54,6 +54,10 @@ const struct eq_agent_field eq_agent_fields[] = {
 	  "Times the receiver fell silent for an RTO."),
 	F(rsts, "rsts_taken_total", COUNTER, U64, 1, "RSTs taken: the receiver had no state for the epoch."),
 	F(tx_epoch, "tx_epoch", GAUGE, U32, 1, "The first sequence number of the sending tunnel."),
+	F(tx_next_seq, "tx_next_seq", GAUGE, U32, 1,
+	  "The sequence number after the last one sent, the fast path's included."),
+	F(tx_cum_ack, "tx_cum_ack", GAUGE, U32, 1,
+	  "The cumulative acknowledgement: every sequence number before it arrived."),
 };
 const size_t eq_agent_field_count = sizeof(eq_agent_fields) / sizeof(eq_agent_fields[0]);
 

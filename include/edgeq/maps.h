@@ -361,6 +361,9 @@ struct eq_agent_peer {
 					 * ran without credit until it spoke */
 	__u64	rsts;			/* RSTs taken: the receiver had no state for
 					 * the epoch (restarted, or idle-freed) */
+	__u32	tx_next_seq;		/* the seq after the last one sent (TC's
+					 * fast sends included) */
+	__u32	tx_cum_ack;		/* cumulative ack: every seq before it arrived */
 };
 
 /* eq_stats (per-CPU array of one): counters by name, summed by readers. */

@@ -170,12 +170,34 @@ memlock() {	# PIN_DIR
 	done
 	echo "$s"
 }
+# A stalled tunnel: a backlog at two samples of one agent life and not a
+# DATA packet sent between them (the agent's own count).  Both ends'
+# state then goes to the log (stall.N.json), for the report: a transfer
+# that fails only after its 200 s timeout has long lost the moment.
+stall_check() {	# HOST PID JSON
+	local h=$1 pid=$2 js=$3 now key
+	now=$(jq -r --arg pid "$pid" '.interfaces[0].peers[] | select(.agent) |
+		"\($pid)/\(.slot) \(.agent.backlog_pkts) \(.agent.tx_data)"' <<<"$js" 2>/dev/null | sort -u)
+	while read -r key bl txd; do
+		[ -n "$key" ] && [ "${bl:-0}" -gt 0 ] || continue
+		if awk -v k="$key" -v t="$txd" '$1 == k && $3 == t { f = 1 } END { exit !f }' \
+			"$LOG/stall-prev.$h" 2>/dev/null; then
+			local n=$(($(ls "$LOG"/stall.*.json 2>/dev/null | wc -l) + 1))
+			echo "$(($(date +%s) - T0)) $h $key backlog $bl tx_data $txd" >>"$LOG/stalls"
+			[ "$n" -le 3 ] && { "$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json
+					   "$EDGEQ" --netns "$TB_B" status "$TB_IFB" --json; } \
+				>"$LOG/stall.$n.json" 2>/dev/null
+		fi
+	done <<<"$now"
+	echo "$now" >"$LOG/stall-prev.$h"
+}
 sample_loop() {
-	local h pid rss fds pins ml
+	local h pid rss fds pins ml js
 	while [ "$(date +%s)" -lt "$END" ]; do
 		for h in a b; do
-			pid=$("$EDGEQ" --netns "$(ns_of "$h")" status "$(if_of "$h")" --json 2>/dev/null |
-				jq -r '.interfaces[0].agent_pid // 0' 2>/dev/null)
+			js=$("$EDGEQ" --netns "$(ns_of "$h")" status "$(if_of "$h")" --json 2>/dev/null)
+			pid=$(jq -r '.interfaces[0].agent_pid // 0' <<<"$js" 2>/dev/null)
+			stall_check "$h" "${pid:-0}" "$js"
 			rss=$(awk '/^VmRSS/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null)
 			fds=$(ls "/proc/${pid:-0}/fd" 2>/dev/null | wc -l)
 			local pd=$TB_PIN_A; [ "$h" = b ] && pd=$TB_PIN_B
@@ -257,6 +279,9 @@ left=$((left + $(pgrep -f "edgeqd.*($TB_IFA|$TB_IFB)" | wc -l)))
 verdict=ok
 [ "$n_bad" = 0 ] || verdict="FAILED: $n_bad transfers arrived changed"
 [ "$n_fail" = "$n_bad" ] || verdict="FAILED: $((n_fail - n_bad)) transfers did not finish"
+touch "$LOG/stalls"
+n_stall=$(wc -l <"$LOG/stalls")
+[ "$n_stall" = 0 ] || verdict="FAILED: $n_stall samples found a stalled tunnel"
 [ "$grow" -le "$GROW_KB" ] || verdict="FAILED: an agent grew by $grow KiB within its life"
 [ "$ml_grew" -le 4096 ] || verdict="FAILED: the maps' memory grew by $ml_grew bytes"
 [ "$left" = 0 ] || verdict="FAILED: $left things left after detach"
@@ -283,6 +308,7 @@ mkdir -p "$RESULTS"
 	echo "| ... arrived changed (SHA-256) | $n_bad |"
 	echo "| ... did not finish (timeout or error) | $((n_fail - n_bad)) |"
 	echo "| ... not run: the receiving socat never listened (the harness's) | $n_nolisten |"
+	echo "| samples with a stalled tunnel (a backlog, no DATA sent for 10 s) | $n_stall |"
 	echo "| median goodput A→B, B→A (Mbit/s, a transfer's bytes over its time) | $(gp ab), $(gp ba) |"
 	echo "| ping loss IPv4 A→B, IPv6 B→A | ${loss4:-?} %, ${loss6:-?} % |"
 	echo "| packets the loss dropped (of those through the qdisc) | $loss_made |"
@@ -300,6 +326,24 @@ mkdir -p "$RESULTS"
 	echo '```'
 	echo
 	echo "A's agent counters at the end: \`$agent_a\`."
+	if [ "$n_stall" != 0 ]; then
+		echo
+		echo "Stalls (seconds from start, host, agent pid/peer slot, backlog, DATA sent):"
+		echo
+		echo '```'
+		head -20 "$LOG/stalls"
+		echo '```'
+		echo
+		echo "Both ends at the first stall, per peer slot (edgeq status --json):"
+		echo
+		echo '```'
+		jq -r '.interfaces[0] as $i | $i.peers[] | select(.agent) |
+			"\($i.ifname // "?") slot \(.slot) via \(.via): " +
+			(.agent | to_entries | map("\(.key) \(.value)") | join(", ")) +
+			"; eqds: " + ((.eqds // {}) | to_entries | map("\(.key) \(.value)") | join(", "))' \
+			"$LOG/stall.1.json" 2>/dev/null | sort -u
+		echo '```'
+	fi
 	if [ "$n_fail" != 0 ]; then
 		echo
 		echo "Transfers that did not finish (seconds from start, direction, address, bytes, rc, seconds):"

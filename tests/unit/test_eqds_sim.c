@@ -58,6 +58,8 @@ static struct sim {
 	double		ctl_loss, data_loss;
 	uint64_t	loss_ns;	/* the receiver's loss window (0: off) */
 	uint32_t	data_lost;
+	uint64_t	dark_from, dark_to;	/* DATA sent meanwhile is lost */
+	uint16_t	pkt_len;	/* what offer() queues (0: an MTU) */
 	uint32_t	next_id[MAXS], got[MAXS], dups[MAXS], ooo[MAXS];
 	uint8_t		seen[MAXS][NPKT];
 	uint64_t	done_at[MAXS];
@@ -96,7 +98,7 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 	uint64_t arrive = S.now + PROP, start;
 
 	memcpy(&e.id, p->data, 4);
-	if (data_lost()) {	/* lost on the sender's link */
+	if (data_lost() || (S.now >= S.dark_from && S.now < S.dark_to)) {	/* lost on the sender's link */
 		S.data_lost++;
 		return;
 	}
@@ -217,7 +219,7 @@ static void offer(int i, uint32_t id)
 	struct eqt_pkt *p = eqt_pkt_get(&S.sp[i]);
 
 	assert_non_null(p);
-	p->len = MTU;
+	p->len = S.pkt_len ? S.pkt_len : MTU;
 	p->l3_off = 0;
 	memset(p->data, 0, 64);	/* no IP header: never ECT */
 	memcpy(p->data, &id, 4);
@@ -495,6 +497,43 @@ static void test_flush_either_side(void **state)
 }
 
 
+/* The sender's link goes dark for 300 us (every DATA sent meanwhile is
+ * lost; control still flows), in trimming and in RTS mode, with packets
+ * of 1400 bytes (credit comes in MTUs: some is left over): the window in
+ * flight, as many packets as the BDP holds or more, is lost with nothing
+ * behind it, so no NACK comes, and the RTO sends it again.  The receiver counts
+ * the seqs between its next in order and the sender's next as in flight;
+ * the RTS that asks for credit for the resends counted them too, and
+ * asked for less than nothing: the tunnel stalled with its queue full
+ * (the soak found it: 7 packets lost against a BDP of 6).  Every packet
+ * must arrive once, in order, soon after the RTO. */
+static void test_rto_of_more_than_a_bdp(void **state)
+{
+	for (int rts = 0; rts <= 1; rts++) {
+		struct eqds_peer_stats st;
+
+		rng_state = 13;
+		setup(1, rts, 0);
+		S.pkt_len = 1400;
+		S.dark_from = 1000000;
+		S.dark_to = 1300000;
+		offer_all();
+		run(200000000ULL, 0, 0);
+		eqds_peer_stats(S.s[0], 0, &st);
+		printf("# %s mode, 300 us dark from 1 ms: %u lost, %u of %u delivered at %.2f ms, "
+		       "RTOs %llu, retransmissions %llu\n", rts ? "RTS" : "trimming", S.data_lost,
+		       S.got[0], NPKT, S.done_at[0] / 1e6, (unsigned long long)st.rto_fired,
+		       (unsigned long long)st.tx_rtx);
+		assert_true(S.data_lost >= 8);		/* the BDP's MTUs or more */
+		expect_complete(true);
+		assert_true(st.rto_fired > 0);
+		/* The RTO (2 ms) after the 1 ms start, then the rest at the
+		 * link rate: well within 20 ms. */
+		assert_true(S.done_at[0] < 20000000);
+		teardown_sim();
+	}
+}
+
 /* 2 % of DATA lost on the way, no trimming (RTS mode, a port that never
  * fills), one sender: with the receiver's loss window (100 us, a few
  * round trips of this fabric), each loss is NACKed and resent on its own
@@ -568,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_control_loss),
 		cmocka_unit_test(test_flush_either_side),
 		cmocka_unit_test(test_data_loss),
+		cmocka_unit_test(test_rto_of_more_than_a_bdp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -330,6 +330,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->backlog_bytes = tx_backlog_bytes(t);
 		st->inflight_bytes = t->infl.bytes;
 		st->tx_epoch = t->isn;
+		st->tx_next_seq = eqds_tx_sent_hi(e, peer, t);
+		st->tx_cum_ack = t->cum_ack;
 		st->tx_state = t->state;
 		st->bdp = tx_bdp(e, t);
 		st->srtt_us = (uint32_t)(t->rtt.srtt_ns / 1000);

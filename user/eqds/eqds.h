@@ -90,6 +90,8 @@ struct eqds_peer_stats {
 	uint64_t	backlog_bytes;
 	uint64_t	inflight_bytes;
 	uint32_t	tx_epoch;	/* seq of the tunnel's first SYN (low 10 bits 0) */
+	uint32_t	tx_next_seq;	/* the seq after the last one sent, TC's included */
+	uint32_t	tx_cum_ack;	/* cumulative ack: every seq before it arrived */
 	uint8_t		tx_state;	/* enum eqds_tx_state */
 	uint64_t	tx_data, tx_rtx, rx_nacks, rto_fired, edge_drops, edge_marks, rts_sent;
 	uint64_t	tx_fast;	/* of tx_data: sent by TC on leased credit */

@@ -168,6 +168,7 @@ static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v, void 
 		.rsts = st.rsts, .bad_ack = st.bad_ack, .bad_rst = st.bad_rst,
 		.rx_bad_seq = st.rx_bad_seq, .rx_bad_epoch = st.rx_bad_epoch,
 		.peer_silent = st.peer_silent,
+		.tx_next_seq = st.tx_next_seq, .tx_cum_ack = st.tx_cum_ack,
 	};
 }
 

@@ -468,13 +468,37 @@ static uint32_t rts_room(const struct eqds *e, const struct tx_tunnel *t, uint64
 	return room > 0 ? (uint32_t)(room / e->cfg.mtu) : 0;
 }
 
+/* The seq an RTS gives as our next: the one after the last we sent, less
+ * the packets of this epoch waiting to go again.  The receiver counts
+ * the seqs between its next in order and this one as DATA in flight, and
+ * grants only what the limit leaves beside them (receiver.c); a resend
+ * waiting for credit is not in flight, and counted so it kept the
+ * tunnel's credit from ever coming: after an RTO with more packets in
+ * flight than the BDP holds (7 against 6 in the soak), every RTS asked
+ * for less than nothing, and the tunnel sat with its edge queue full,
+ * sending RTS after RTS (tests/unit/test_eqds_sim.c,
+ * test_rto_of_more_than_a_bdp).  A resend below what the receiver has
+ * (late, not lost) only makes the count smaller: the receiver, which
+ * knows its next in order, takes no less than 0. */
+static uint32_t rts_next_seq(const struct eqds *e, uint32_t peer, const struct tx_tunnel *t)
+{
+	uint32_t seq = eqds_tx_sent_hi(e, peer, t);
+
+	if (t->state != EQDS_TX_ESTABLISHED)
+		return seq;		/* a SYN's seq says where the epoch starts */
+	for (const struct eqt_pkt *p = t->rtx.head; p; p = p->next)
+		if (p->tx_count && tx_in_epoch(t, p->seq))
+			seq--;
+	return seq;
+}
+
 void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
 {
 	struct eqt_hdr h = { .type = EQ_T_RTS };
 	uint32_t base = t->hp_known ? t->highest_pull : 0, room = rts_room(e, t, now);
 
 	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
-	h.seq_ack = t->next_seq;
+	h.seq_ack = rts_next_seq(e, peer, t);
 	h.pull = eqds_tx_pull_target(e, t, now);
 	/* The limit (aux): the pull number up to which the tunnel's credit
 	 * may be out of our hands, our highest pull plus 1 BDP + 1 MTU less
