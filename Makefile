@@ -14,7 +14,7 @@ MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 
 # Debian 12 packages: build, run, test.  Keep in step with README.md.
 DEPS_BUILD := clang llvm libbpf-dev bpftool libxdp-dev xdp-tools libcmocka-dev \
-	      libelf-dev zlib1g-dev pkg-config gcc make libjansson-dev libclang-rt-dev
+	      libelf-dev zlib1g-dev pkg-config gcc make libjansson-dev libclang-rt-dev libssl-dev
 DEPS_RUN   := iproute2 ethtool
 DEPS_TEST  := iputils-ping socat tshark tcpdump iperf3 procps util-linux jq gnuplot-nox prometheus \
 	      systemd tmux
@@ -133,7 +133,10 @@ $(OUT)/edgeqd: $(OUT)/user/agent/main.o $(AGENT_LIB) $(CORE_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(OUT)/tests/unit/%: $(OUT)/tests/unit/%.o $(AGENT_LIB) $(CORE_LIB) $(LIB) $(FSW_LIB) $(LOAD_LIB)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS) -lm $(UNIT_LIBS)
+
+# OpenSSL's SipHash is the oracle the MAC the BPF programs share is checked against.
+$(OUT)/tests/unit/test_siphash: UNIT_LIBS = -lcrypto
 
 $(FAB_BPF): tests/fabric/switch/xsk_redirect.bpf.c | $(OUT)/.deps
 	@mkdir -p $(@D)
