@@ -175,6 +175,12 @@ $(OUT)/tests/bpf/test_scheme_map: $(OUT)/tests/bpf/test_scheme_map.o $(OUT)/load
 				  $(AGENT_LIB) $(CORE_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
 
+# TC's and XDP's tags against the agent's frame code.
+$(OUT)/tests/bpf/test_auth.o: INCS += -Iuser/agent -Iuser/core
+$(OUT)/tests/bpf/test_auth: $(OUT)/tests/bpf/test_auth.o $(OUT)/tests/bpf/pkt.o $(AGENT_LIB) \
+			    $(CORE_LIB) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
+
 $(OUT)/tests/bpf/pkt.o: tests/bpf/pkt.c | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(INCS) -c $< -o $@

@@ -14,6 +14,7 @@
 #include "edgeq/maps.h"
 #include "edgeq/lease.h"
 #include "edgeq/rx.h"
+#include "edgeq/auth.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -100,6 +101,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct eq_rx);
 } eq_rx SEC(".maps");
+
+/* Authenticated headers (auth.h): each peer slot's keys, written by the
+ * loader, read by TC (signs what it sends), XDP (checks the DATA it
+ * delivers itself) and the agent (mapped: checks and signs the rest). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EQ_MAX_PEERS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct eq_peer_keys);
+} eq_keys SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

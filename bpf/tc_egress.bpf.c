@@ -31,6 +31,7 @@
 #include "edgeq/csum.h"
 #include "edgeq/ecn.h"
 #include "maps.bpf.h"
+#include "auth.bpf.h"
 
 struct outer_v4 {
 	struct iphdr	ip;
@@ -232,7 +233,7 @@ static __always_inline int scheme_opts(struct __sk_buff *skb, const struct eq_pe
 /* Encapsulates skb for peer.  With `bucket` (a live agent lending credit)
  * a packet the lease covers is stamped as a fast send and *fast set. */
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
-				 struct eq_peer *peer, struct eq_peer_stats *ps,
+				 struct eq_peer *peer, __u32 slot, struct eq_peer_stats *ps,
 				 const struct inner_info *in, struct eq_stats *st,
 				 struct eq_credit *bucket, bool *fast, __u32 *need)
 {
@@ -256,7 +257,19 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 
 	if (peer_opt > EQ_PEER_OPT_MAX)
 		peer_opt = EQ_PEER_OPT_MAX;
-	__u32 opt_len = seg_len + peer_opt, room = overhead + opt_len;
+	/* A keyed peer's headers end with the AUTH option (auth.h), signed
+	 * last, over everything else TC wrote. */
+	const struct eq_peer_keys *keys = NULL;
+
+	if (peer->flags & EQ_PEER_KEYED) {
+		keys = bpf_map_lookup_elem(&eq_keys, &slot);
+		if (!keys || !eq_keys_on(keys)) {
+			st->tx_err_peer++;
+			return TC_ACT_SHOT;
+		}
+	}
+	__u32 auth_len = keys ? EQ_OPT_AUTH_LEN : 0;
+	__u32 opt_len = seg_len + peer_opt + auth_len, room = overhead + opt_len;
 	struct data_fields d = {};
 	__u64 flags;
 	__u32 entropy;
@@ -265,7 +278,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	/* A GSO packet is cut to the route MTU (lowered by `edgeq attach`)
 	 * before it gets here, segment by segment; a single packet has to
 	 * fit as it is. */
-	if (!gso && inner_len + overhead + peer_opt > cfg->mtu) {
+	if (!gso && inner_len + overhead + peer_opt + auth_len > cfg->mtu) {
 		st->tx_err_too_big++;
 		return TC_ACT_SHOT;
 	}
@@ -351,12 +364,17 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		o.udp.dest = bpf_htons(cfg->port);
 		o.udp.len = bpf_htons(total - sizeof(struct iphdr));
 		o.udp.check = 0;	/* optional over IPv4 */
-		fill_eq(&o.eq, cfg, in->proto, path, peer_opt, &d);
+		fill_eq(&o.eq, cfg, in->proto, path, opt_len, &d);
 		if (bpf_skb_store_bytes(skb, ETH_HLEN, &o, sizeof(o), 0))
 			goto store_err;
 	}
 	if (peer_opt && scheme_opts(skb, peer, ETH_HLEN + overhead + seg_len, peer_opt))
 		goto store_err;
+	if (keys && auth_sign(skb, keys, ETH_HLEN + overhead - EQ_HDR_LEN, EQ_HDR_LEN + opt_len,
+			      v6 ? &cfg->local6 : &cfg->local4, &peer->underlay)) {
+		st->tx_err_auth++;
+		return TC_ACT_SHOT;
+	}
 
 	/* The outer family decides the Ethernet type. */
 	__be16 etype = bpf_htons(v6 ? ETH_P_IPV6 : ETH_P_IP);
@@ -425,7 +443,7 @@ int tc_egress(struct __sk_buff *skb)
 			/* Before encap(): growing the packet clears gso_segs. */
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
 			__u32 need;
-			int rc = encap(skb, cfg, peer, ps, &in, st, bucket, &fast, &need);
+			int rc = encap(skb, cfg, peer, pv->peer, ps, &in, st, bucket, &fast, &need);
 
 			if (rc != TC_ACT_OK)
 				return rc;
@@ -517,7 +535,7 @@ int tc_egress(struct __sk_buff *skb)
 	}
 	__u32 need;
 
-	return encap(skb, cfg, peer, ps, &in, st, NULL, &fast, &need);
+	return encap(skb, cfg, peer, pv->peer, ps, &in, st, NULL, &fast, &need);
 
 malformed:
 	st->tx_err_malformed++;

@@ -26,6 +26,7 @@
 #include "edgeq/csum.h"
 #include "edgeq/ecn.h"
 #include "maps.bpf.h"
+#include "auth.bpf.h"
 
 #ifndef CLOCK_MONOTONIC
 #define CLOCK_MONOTONIC	1	/* linux/time.h, which pulls in libc types */
@@ -485,6 +486,18 @@ int xdp_ingress(struct xdp_md *ctx)
 		return XDP_DROP;
 	}
 
+	/* A keyed peer's DATA, before anything is done with it: XDP may
+	 * deliver it itself (the agent checks what it gets). */
+	if ((peer->flags & EQ_PEER_KEYED) && eq_type(eq) == EQ_T_DATA) {
+		struct eq_peer_keys *keys = bpf_map_lookup_elem(&eq_keys, &slot);
+		__u32 eq_off = ETH_HLEN + o.l3_len + sizeof(struct udphdr);
+
+		if (!keys || !auth_ok(ctx, keys, eq_off, eq_len, &o.saddr,
+				      o.l3_len == sizeof(struct ipv6hdr) ? &cfg->local6 : &cfg->local4)) {
+			st->rx_drop_auth++;
+			return XDP_DROP;
+		}
+	}
 	if (eq_type(eq) == EQ_T_DATA &&
 	    !inner_src_ok((void *)eq + (eq_len & 0x3ff), end, eq->proto, slot)) {
 		st->rx_drop_src++;

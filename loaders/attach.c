@@ -107,7 +107,7 @@ static int apply_routes(const char *ifname, const struct eq_cfg *cfg, const stru
 			continue;
 		keys[n] = cfg->peers[i].prefix;
 		mtus[n++] = eq_peer_inner_mtu(mtu, !eq_addr_is_v4(&cfg->peers[i].via),
-					      cfg->peers[i].scheme);
+					      cfg->peers[i].scheme, cfg->peers[i].keyed);
 	}
 	rc = eq_routes_apply_all(ifname, keys, mtus, n, flags, err, errlen);
 	for (size_t i = 0; i < n; i++) {
@@ -365,7 +365,7 @@ static int check_mtus(const struct eq_cfg *cfg, unsigned int mtu, const char *if
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		const struct eq_cfg_peer *p = &cfg->peers[i];
 		bool pfx_v6 = !eq_addr_is_v4(&p->prefix.addr);
-		unsigned int inner = eq_peer_inner_mtu(mtu, !eq_addr_is_v4(&p->via), p->scheme);
+		unsigned int inner = eq_peer_inner_mtu(mtu, !eq_addr_is_v4(&p->via), p->scheme, p->keyed);
 		char s[EQ_PREFIXSTRLEN];
 
 		if (inner < (pfx_v6 ? 1280u : 576u)) {
@@ -444,7 +444,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 	struct xdp_ingress *xdp = NULL;
 	struct eq_config *b = &cfg->bpf;
 	struct eq_maps m = { .config = -1, .prefixes = -1, .peers = -1, .peer_stats = -1,
-			      .underlay = -1, .stats = -1 };
+			      .underlay = -1, .stats = -1, .keys = -1 };
 	char err[512] = "";
 	int rc;
 
@@ -500,7 +500,8 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		__u32 slot;
 
 		rc = eq_peer_add(&m, &cfg->peers[i].prefix, &cfg->peers[i].via,
-				 (__u8)cfg->peers[i].scheme, cfg->peers[i].plain, &slot);
+				 (__u8)cfg->peers[i].scheme, cfg->peers[i].plain,
+				 cfg->peers[i].keyed ? &cfg->peers[i].keys : NULL, &slot);
 		if (rc) {
 			char s[EQ_PREFIXSTRLEN];
 

@@ -82,9 +82,12 @@ static const struct command {
 	  "  collector, or a scrape that runs a command): per attachment, agent and underlay peer",
 	  "edgeq metrics > /var/lib/prometheus/node-exporter/edgeq.prom.$$ &&\n"
 	  "  mv /var/lib/prometheus/node-exporter/edgeq.prom.$$ /var/lib/prometheus/node-exporter/edgeq.prom" },
-	{ "peer", "add PREFIX via ADDR [scheme none|eqds] dev IFACE | del PREFIX dev IFACE |\n"
-	  "        list dev IFACE [--json]",
-	  "change the peers of a live attachment (scheme: the config's unless given)",
+	{ "peer", "add PREFIX via ADDR [scheme none|eqds] [key HEX[/ID]|@FILE] dev IFACE |\n"
+	  "        key ADDR accept HEX[/ID]|@FILE | sign ID | drop ID dev IFACE |\n"
+	  "        del PREFIX dev IFACE | list dev IFACE [--json]",
+	  "change the peers of a live attachment (scheme: the config's unless given); key:\n"
+	  "  replace a keyed peer's key while it runs (accept the new one, sign with it, drop\n"
+	  "  the old, each on both hosts: docs/config.md, \"Keys\")",
 	  "edgeq peer add 10.1.2.0/24 via 192.0.2.12 dev eth0" },
 	{ "features", "", "check the kernel features edgeq needs", "edgeq features" },
 	{ "help", "[COMMAND|config]", "this text, or one command's; config: every setting of the\n"

@@ -118,6 +118,34 @@ static void show_agent_peer(const struct view *vw, __u32 slot, json_t *obj)
 	       (unsigned long long)a.rx_bad_seq, (unsigned long long)a.rx_bad_epoch);
 }
 
+/* A keyed peer's keys (auth.h), by id, never their bytes: into obj's
+ * "keys" (--json) or a text line. */
+static void show_keys(const struct view *vw, __u32 slot, const struct eq_peer *p, json_t *obj)
+{
+	struct eq_peer_keys k;
+	char line[64] = "";
+
+	if (!(p->flags & EQ_PEER_KEYED) || vw->m->keys < 0 ||
+	    bpf_map_lookup_elem(vw->m->keys, &slot, &k))
+		return;
+	json_t *ids = obj ? json_array() : NULL;
+
+	for (int i = 0; i < 2; i++) {
+		if (!(k.valid & (1u << i)))
+			continue;
+		if (ids)
+			json_array_append_new(ids, json_integer(k.id[i]));
+		else
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%skey %u %s",
+				 line[0] ? ", " : "", k.id[i], i == (k.tx & 1) ? "signs" : "accepted");
+	}
+	if (obj)
+		json_object_set_new(obj, "keys", json_pack("{s:o, s:I}", "ids", ids, "signs",
+							  (json_int_t)k.id[k.tx & 1]));
+	else
+		printf("      headers signed and checked: %s\n", line);
+}
+
 static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val *v, void *arg)
 {
 	struct view *vw = arg;
@@ -141,6 +169,7 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 				      v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept",
 				      "scheme", eq_scheme_name(sc));
 
+		show_keys(vw, v->peer, &p, o);
 		if (sc != EQ_SCHEME_NONE) {
 			show_agent_peer(vw, v->peer, o);
 			show_scheme_peer(vw, v->peer, sc, o);
@@ -152,6 +181,7 @@ static int show_prefix(const struct eq_prefix_key *k, const struct eq_prefix_val
 		       (unsigned long long)c.rx_packets, (unsigned long long)c.rx_bytes,
 		       (unsigned long long)c.rx_ce,
 		       v->flags & EQ_PFX_ROUTE_ADDED ? "added" : v->flags & EQ_PFX_ROUTE_MTU ? "mtu-set" : "kept");
+		show_keys(vw, v->peer, &p, NULL);
 		if (sc == EQ_SCHEME_NONE) {
 			if (vw->agent_peers >= 0)
 				printf("      scheme none: the plain tunnel, not the agent\n");

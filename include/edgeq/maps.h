@@ -73,6 +73,8 @@ struct eq_prefix_val {
 #define EQ_PEER_PLAIN	0x4	/* scheme none in an attachment whose agent
 				 * runs another: TC tunnels it as scheme none
 				 * does, the agent never sees it */
+#define EQ_PEER_KEYED	0x8	/* its headers are signed and checked with
+				 * the keys of its eq_keys entry (auth.h) */
 
 /* eq_peers (array, one slot per underlay endpoint): the peer's addresses
  * and sequence numbers, shared by every CPU.  What TC egress writes and what XDP ingress writes
@@ -299,6 +301,10 @@ struct eq_agent_counters {
 	__u64	csum_completed;		/* inner checksums of fast sends left to offload */
 	__u64	seg_unnumbered;		/* trimmed segments of a GSO packet over IPv6:
 					 * no inner TCP seq to number them (wire.h) */
+	__u64	auth_missing;		/* from a keyed peer without an AUTH option,
+					 * or naming none of its keys: dropped */
+	__u64	auth_bad;		/* ... with a tag its key did not make: dropped */
+	__u64	auth_unsigned;		/* to a keyed peer, sent unsigned: no room */
 };
 
 /* eq_agent (array of one): written by the agent, read by TC/XDP and the
@@ -424,6 +430,10 @@ struct eq_stats {
 	__u64	bell_rx_timer;		/* an ACK timer XDP armed rang it */
 	__u64	bell_tx_held;		/* TC rang it: it held TCP back for credit */
 	__u64	rx_ack_timers;		/* ACK timers XDP armed */
+	/* authenticated headers (auth.h) */
+	__u64	tx_err_auth;		/* TC could not sign for a keyed peer */
+	__u64	rx_drop_auth;		/* DATA of a keyed peer without a tag one of
+					 * its keys made: dropped before anything */
 };
 
 #endif /* EDGEQ_MAPS_H */

@@ -29,11 +29,19 @@ static inline __attribute__((always_inline)) void eq_sip_round(__u64 *v0, __u64 
 	*v2 += *v1; *v1 = EQ_SIP_ROTL(*v1, 17); *v1 ^= *v2; *v2 = EQ_SIP_ROTL(*v2, 32);
 }
 
-/* 8 bytes of p, little-endian, the first `n` of them (n < 8: a tail). */
+/* 8 bytes of p, little-endian, the first `n` of them (n < 8: a tail).
+ * A whole word is one load where the machine is little-endian (x86, and
+ * BPF's bpfel). */
 static inline __attribute__((always_inline)) __u64 eq_sip_le(const __u8 *p, __u32 n)
 {
 	__u64 w = 0;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 8) {
+		__builtin_memcpy(&w, p, 8);
+		return w;
+	}
+#endif
 	for (int i = 0; i < 8; i++)
 		if ((__u32)i < n)
 			w |= (__u64)p[i] << (8 * i);

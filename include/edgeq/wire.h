@@ -128,6 +128,9 @@ enum eq_opt_kind {
 	EQ_OPT_QID	= 4,	/* BFC: u16 upstream queue id */
 	EQ_OPT_SEG	= 5,	/* u16 segment size, u32 inner TCP seq of the first
 				 * segment: struct eq_opt_seg */
+	EQ_OPT_AUTH	= 6,	/* a keyed MAC of the header and the outer
+				 * addresses, the header's last option:
+				 * struct eq_opt_auth (auth.h) */
 };
 
 /* The segment option: what numbers the segments of a TCP GSO packet over

@@ -49,6 +49,7 @@
 #include "tc_egress.skel.h"
 #include "xdp_ingress.skel.h"
 #include "pkt.h"
+#include "edgeq/auth.h"
 #include "stats.h"
 
 #define NBASE	64
@@ -551,7 +552,20 @@ static void xdp_eqds_on(struct xdp_ingress *skel, const struct pkt_maps *m)
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.eq_rx), &slot, &rx, 0), 0);
 }
 
-static void fuzz_xdp(bool eqds)
+/* Slot PKT_PEER_SLOT keyed (auth.h): TC signs, XDP checks its DATA. */
+static void keyed(const struct pkt_maps *m, int keys_fd)
+{
+	struct eq_peer_keys k = { .key = { { 7, 7, 7 } }, .id = { 1 }, .valid = 1 };
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_peer p;
+
+	assert_int_equal(bpf_map_update_elem(keys_fd, &slot, &k, BPF_ANY), 0);
+	assert_int_equal(pkt_get_peer(m, slot, &p), 0);
+	p.flags |= EQ_PEER_KEYED;
+	assert_int_equal(pkt_set_peer(m, slot, &p), 0);
+}
+
+static void fuzz_xdp(bool eqds, bool key)
 {
 	struct xdp_ingress *skel = xdp_ingress__open_and_load();
 	struct fuzz z = { 0 };
@@ -564,22 +578,30 @@ static void fuzz_xdp(bool eqds)
 	assert_int_equal(pkt_setup_host(&z.m, &pkt_host_b, &pkt_host_a, AF_INET), 0);
 	if (eqds)
 		xdp_eqds_on(skel, &z.m);
+	if (key)
+		keyed(&z.m, bpf_map__fd(skel->maps.eq_keys));
 	corpus_wire(&corpus);
-	campaigns(&z, &corpus, 0x5eed0001, eqds ? "xdp_ingress, scheme eqds" : "xdp_ingress");
+	campaigns(&z, &corpus, key ? 0x5eed0003 : 0x5eed0001,
+		  key ? "xdp_ingress, a keyed peer" : eqds ? "xdp_ingress, scheme eqds" : "xdp_ingress");
 	xdp_ingress__destroy(skel);
 }
 
 static void fuzz__xdp_ingress_scheme_none(void **state)
 {
-	fuzz_xdp(false);
+	fuzz_xdp(false, false);
 }
 
 static void fuzz__xdp_ingress_scheme_eqds(void **state)
 {
-	fuzz_xdp(true);
+	fuzz_xdp(true, false);
 }
 
-static void fuzz__tc_egress(void **state)
+static void fuzz__xdp_ingress_keyed(void **state)
+{
+	fuzz_xdp(false, true);
+}
+
+static void fuzz_tc(bool key)
 {
 	struct tc_egress *skel = tc_egress__open_and_load();
 	struct fuzz z = { 0 };
@@ -589,9 +611,22 @@ static void fuzz__tc_egress(void **state)
 	z.prog = bpf_program__fd(skel->progs.tc_egress);
 	/* A sends to B over IPv4. */
 	assert_int_equal(pkt_setup_host(&z.m, &pkt_host_a, &pkt_host_b, AF_INET), 0);
+	if (key)
+		keyed(&z.m, bpf_map__fd(skel->maps.eq_keys));
 	corpus_host(&corpus);
-	campaigns(&z, &corpus, 0x5eed0002, "tc_egress");
+	campaigns(&z, &corpus, key ? 0x5eed0004 : 0x5eed0002,
+		  key ? "tc_egress, a keyed peer" : "tc_egress");
 	tc_egress__destroy(skel);
+}
+
+static void fuzz__tc_egress(void **state)
+{
+	fuzz_tc(false);
+}
+
+static void fuzz__tc_egress_keyed(void **state)
+{
+	fuzz_tc(true);
 }
 
 int main(void)
@@ -599,7 +634,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fuzz__xdp_ingress_scheme_none),
 		cmocka_unit_test(fuzz__xdp_ingress_scheme_eqds),
+		cmocka_unit_test(fuzz__xdp_ingress_keyed),
 		cmocka_unit_test(fuzz__tc_egress),
+		cmocka_unit_test(fuzz__tc_egress_keyed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

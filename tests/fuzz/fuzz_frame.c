@@ -65,7 +65,7 @@ static void ctl_round_trip(const uint8_t *f, const struct eqf_info *fi)
 	uint32_t n;
 
 	eqf_route_reply(f, fi, PORT, 7, &r);
-	n = eqf_build_ctl(buf, sizeof(buf), &r, &fi->hdr, fi->hdr.path_id);
+	n = eqf_build_ctl(buf, sizeof(buf), &r, &fi->hdr, fi->hdr.path_id, 0);
 	need(n > 0 && n <= sizeof(buf));
 	need(eqf_parse(buf, n, PORT, &back) == 0);
 	need(back.hdr.type == fi->hdr.type && back.hdr.seq_ack == fi->hdr.seq_ack &&
@@ -92,7 +92,7 @@ static void data_uses(const uint8_t *f, uint32_t len, const struct eqf_info *fi)
 	h.pull = 12345;
 	h.opts ^= EQT_OPT(EQ_OPT_TSTAMP);	/* another set than it came with */
 	h.ts = 0x01020304;
-	int rc = eqf_stamp_data(copy, fi, &h);
+	int rc = eqf_stamp_data(copy, fi, &h, 0);
 
 	need(rc == 0 || rc == -ENOSPC);
 	need(eqf_parse(copy, len, PORT, &again) == 0);
@@ -217,7 +217,7 @@ static uint32_t recipe(uint8_t *buf, struct input *in)
 	h.src_qbytes = in32(in);
 	h.src_mbps = in32(in);
 	h.qid = (uint16_t)in32(in);
-	len = eqf_build_ctl(buf, FRAME_MAX, &r, &h, (uint16_t)in32(in));
+	len = eqf_build_ctl(buf, FRAME_MAX, &r, &h, (uint16_t)in32(in), 0);
 	need(len > 0);
 	if (kind & 2)
 		len = to_data(buf, len, v6, in);
@@ -257,6 +257,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = eqf_parse(f, (uint32_t)size, PORT, &fi);
 	need(rc == 0 || rc == -EINVAL || rc == -ENOMSG);
 	if (rc == 0) {
+		/* A tag check of anything that parses: in bounds, and never a
+		 * pass for a tag no key made (the keys are the input's too). */
+		struct eq_peer_keys k = { .valid = 3, .id = { 1, 2 } };
+		int ac;
+
+		memset(k.key[1], 0x42, sizeof(k.key[1]));
+		need(fi.eq_off + fi.eq_len <= size);
+		ac = eqf_auth_check(f, &fi, &k);
+		need(ac == 0 || ac == -ENOKEY || ac == -EBADMSG);
+		if (ac == 0 && fi.eq_len >= EQ_HDR_LEN + EQ_OPT_AUTH_LEN) {
+			/* Only a tag that one of the keys makes: signed again
+			 * with that key, the header is unchanged. */
+			uint8_t *copy = malloc(size);
+			const uint8_t *o = f + fi.eq_off + fi.eq_len - EQ_OPT_AUTH_LEN;
+
+			need(copy);
+			memcpy(copy, f, size);
+			need(!eqf_auth_sign(copy + fi.eq_off, fi.eq_len, &fi.src, &fi.dst,
+					    k.key[eq_key_slot(&k, o[2])], o[2]) || fi.hdr.type == EQ_T_TRIMMED);
+			need(fi.hdr.type == EQ_T_TRIMMED || !memcmp(copy, f, size));
+			free(copy);
+		}
 		need(fi.l3_off == 14 && fi.eq_off + EQ_HDR_LEN <= size);
 		need(fi.hdr.type <= EQ_T_MAX && fi.hdr.wire_len == size);
 		if (fi.hdr.type == EQ_T_DATA)

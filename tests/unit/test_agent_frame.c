@@ -93,7 +93,7 @@ static void test_stamp(void **state)
 			      .seq_ack = 0xabcd0400, .pull = 77, .aux = n };
 
 	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
-	eqf_stamp_data(f, &fi, &h);
+	eqf_stamp_data(f, &fi, &h, 0);
 	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
 	assert_int_equal(back.hdr.flags, EQ_F_SYN | EQ_F_RTX);
 	assert_int_equal(back.hdr.seq_ack, 0xabcd0400);
@@ -116,9 +116,9 @@ static void test_ctl_roundtrip(void **state)
 	eqf_route_reply(f, &fi, PORT, 7, &r);
 	assert_memory_equal(r.eth_dst, MAC_A, 6);
 	assert_memory_equal(r.eth_src, MAC_B, 6);
-	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 0x1234);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 0x1234, 0);
 	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN);
-	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 0), 0);
+	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 0, 0), 0);
 	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
 	assert_int_equal(ci.hdr.type, EQ_T_PULL);
 	assert_int_equal(ci.hdr.seq_ack, 5);
@@ -133,7 +133,7 @@ static void test_ctl_roundtrip(void **state)
 	r.v6 = true;
 	memset(r.src.a, 0, 16); r.src.a[0] = 0xfd; r.src.a[15] = 1;
 	memset(r.dst.a, 0, 16); r.dst.a[0] = 0xfd; r.dst.a[15] = 2;
-	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);
 	assert_int_equal(m, 14 + 40 + 8 + EQ_HDR_LEN);
 	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
 	assert_true(ci.v6);
@@ -288,7 +288,7 @@ static void test_stamp_pads_seg_option(void **state)
 	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
 	assert_int_equal(fi.hdr.seq_ack, 1003);
 	for (int i = 0; i < 2; i++) {
-		eqf_stamp_data(f, &fi, &h);
+		eqf_stamp_data(f, &fi, &h, 0);
 		assert_memory_equal(f + fi.eq_off + EQ_HDR_LEN, pad, sizeof(pad));
 		assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
 		assert_int_equal(back.hdr.seq_ack, 5000);
@@ -315,7 +315,7 @@ static void test_ctl_options_roundtrip(void **state)
 	assert_int_equal(fi.hdr.opts, 0);
 	eqf_route_reply(f, &fi, PORT, 7, &r);
 	assert_int_equal(eqf_opts_len(&h), 32);		/* 10 + 6 + 10 + 4, padded */
-	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);
 	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN + 32);
 	assert_int_equal(buf[14 + 20 + 8 + 2], EQ_HDR_WORDS + 8);
 	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
@@ -329,12 +329,12 @@ static void test_ctl_options_roundtrip(void **state)
 	assert_int_equal(ci.hdr.seq_ack, 5);
 	/* One option alone: its own length, padded. */
 	h.opts = EQT_OPT(EQ_OPT_CREDIT);
-	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);
 	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN + 8);
 	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
 	assert_int_equal(ci.hdr.opts, EQT_OPT(EQ_OPT_CREDIT));
 	assert_int_equal(ci.hdr.credit, 9000);
-	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 1), 0);	/* too small: nothing */
+	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 1, 0), 0);	/* too small: nothing */
 }
 
 /* What a receiver makes of options it does not know, or that lie: an
@@ -367,7 +367,7 @@ static void test_parse_options_that_lie(void **state)
 		uint32_t m;
 
 		r.src.a[10] = r.src.a[11] = r.dst.a[10] = r.dst.a[11] = 0xff;
-		m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1);	/* 16 bytes of room */
+		m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);	/* 16 bytes of room */
 		memcpy(buf + 14 + 20 + 8 + EQ_HDR_LEN, cases[i].opt, 16);
 		assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
 		if (ci.hdr.opts != cases[i].opts || ci.hdr.credit != cases[i].credit)
@@ -388,7 +388,7 @@ static void test_stamp_options(void **state)
 	/* 8 bytes of room (the segment option's): QID fits, and the segment
 	 * option goes (the seq is the frame's own). */
 	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
-	assert_int_equal(eqf_stamp_data(f, &fi, &h), 0);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h, 0), 0);
 	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
 	assert_int_equal(back.hdr.seq_ack, 9);
 	assert_int_equal(back.hdr.opts, EQT_OPT(EQ_OPT_QID));
@@ -397,16 +397,156 @@ static void test_stamp_options(void **state)
 	/* TSTAMP (10 bytes, 12 with padding) does not fit in 8. */
 	h.opts = EQT_OPT(EQ_OPT_TSTAMP);
 	h.ts = ts;
-	assert_int_equal(eqf_stamp_data(f, &back, &h), -ENOSPC);
+	assert_int_equal(eqf_stamp_data(f, &back, &h, 0), -ENOSPC);
 	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
 	assert_int_equal(back.hdr.opts, 0);	/* padding left, no option */
 	assert_int_equal(back.hdr.seq_ack, 9);
 	/* No room at all. */
 	n = mk_frame(f, 10, 0, 0);
 	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
-	assert_int_equal(eqf_stamp_data(f, &fi, &h), -ENOSPC);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h, 0), -ENOSPC);
 	h.opts = 0;
-	assert_int_equal(eqf_stamp_data(f, &fi, &h), 0);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h, 0), 0);
+}
+
+/* mk_frame()'s frame with `room` bytes of option room (PAD) after the
+ * fixed header, as TC leaves it for a keyed peer: its new length. */
+static uint32_t mk_room_frame(uint8_t *f, uint32_t payload, uint32_t room)
+{
+	uint32_t n = mk_frame(f, payload, 0, 0), eq = 14 + 20 + 8, udp, tot;
+	uint16_t c;
+
+	memmove(f + eq + EQ_HDR_LEN + room, f + eq + EQ_HDR_LEN, n - eq - EQ_HDR_LEN);
+	memset(f + eq + EQ_HDR_LEN, EQ_OPT_PAD, room);
+	n += room;
+	tot = n - 14;
+	udp = tot - 20;
+	f[14 + 2] = tot >> 8; f[14 + 3] = tot & 0xff;
+	f[14 + 4] = f[14 + 5] = 0;	/* ID 0: the seq as it is */
+	f[14 + 10] = f[14 + 11] = 0;
+	c = eq_ipv4_hdr_csum(f + 14);
+	memcpy(f + 14 + 10, &c, 2);
+	f[34 + 4] = udp >> 8; f[34 + 5] = udp & 0xff;
+	f[eq + 2] = (EQ_HDR_LEN + room) / 4;
+	return n;
+}
+
+static const uint8_t KEY1[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+static const uint8_t KEY2[16] = { 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,
+				  0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf };
+
+static struct eq_peer_keys keys_of(const uint8_t *key, uint8_t id)
+{
+	struct eq_peer_keys k = { .id = { id }, .valid = 1, .tx = 0 };
+
+	memcpy(k.key[0], key, 16);
+	return k;
+}
+
+/* A control frame signed (auth.h): the tag checks with the key that made
+ * it, by its id, and with nothing else; every byte of the header, the
+ * option included, and of the outer addresses is covered. */
+static void test_auth_ctl(void **state)
+{
+	for (int v6 = 0; v6 <= 1; v6++) {
+		uint8_t buf[160];
+		struct eqt_hdr h = { .type = EQ_T_PULL, .seq_ack = 5, .pull = 9, .aux = 77,
+				     .opts = EQT_OPT(EQ_OPT_CREDIT), .credit = 3000 };
+		struct eqf_route r = { .port = PORT, .v6 = v6 };
+		struct eq_peer_keys k = keys_of(KEY1, 3), other = keys_of(KEY2, 3),
+				    wrong_id = keys_of(KEY1, 4), both = keys_of(KEY2, 9);
+		struct eqf_info ci;
+		uint32_t m, eq_len = EQ_HDR_LEN + 8 + EQ_OPT_AUTH_LEN, addr_off;
+
+		if (v6) {
+			r.src.a[0] = r.dst.a[0] = 0xfd;
+			r.src.a[15] = 1;
+			r.dst.a[15] = 2;
+		} else {
+			r.src.a[10] = r.src.a[11] = r.dst.a[10] = r.dst.a[11] = 0xff;
+			r.src.a[12] = r.dst.a[12] = 10;
+			r.src.a[15] = 1;
+			r.dst.a[15] = 2;
+		}
+		m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, EQ_OPT_AUTH_LEN);
+		assert_int_equal(m, 14 + (v6 ? 40 : 20) + 8 + eq_len);
+		assert_int_equal(eqf_auth_sign(buf + m - eq_len, eq_len, &r.src, &r.dst, KEY1, 3), 0);
+		assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+		assert_int_equal(ci.eq_len, eq_len);
+		assert_int_equal(ci.hdr.credit, 3000);		/* the options still read */
+		assert_int_equal(buf[m - EQ_OPT_AUTH_LEN], EQ_OPT_AUTH);
+		assert_int_equal(buf[m - EQ_OPT_AUTH_LEN + 2], 3);	/* the key id */
+		assert_int_equal(eqf_auth_check(buf, &ci, &k), 0);
+		assert_int_equal(eqf_auth_check(buf, &ci, &other), -EBADMSG);
+		assert_int_equal(eqf_auth_check(buf, &ci, &wrong_id), -ENOKEY);
+		/* Two keys (a rotation): found by its id. */
+		memcpy(both.key[1], KEY1, 16);
+		both.id[1] = 3;
+		both.valid = 3;
+		assert_int_equal(eqf_auth_check(buf, &ci, &both), 0);
+		for (uint32_t i = m - eq_len; i < m; i++) {
+			buf[i] ^= 0x10;
+			if (!eqf_parse(buf, m, PORT, &ci) && eqf_auth_check(buf, &ci, &k) == 0)
+				fail_msg("byte %u of the header changed and the tag still checks", i);
+			buf[i] ^= 0x10;
+		}
+		addr_off = 14 + (v6 ? 8 : 12);
+		for (uint32_t i = addr_off; i < addr_off + (v6 ? 32 : 8); i++) {
+			buf[i] ^= 0x01;
+			if (!v6) {	/* a header checksum that still holds */
+				buf[24] = buf[25] = 0;
+				uint16_t c = eq_ipv4_hdr_csum(buf + 14);
+
+				memcpy(buf + 24, &c, 2);
+			}
+			assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+			if (eqf_auth_check(buf, &ci, &k) != -EBADMSG)
+				fail_msg("outer address byte %u changed and the tag still checks", i);
+			buf[i] ^= 0x01;
+		}
+		/* Built without the room: nothing to sign in, nothing to check. */
+		m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);
+		assert_int_equal(eqf_auth_sign(buf + m - EQ_HDR_LEN, EQ_HDR_LEN, &r.src, &r.dst, KEY1, 3),
+				 -ENOSPC);
+		assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+		assert_int_equal(eqf_auth_check(buf, &ci, &k), -ENOKEY);
+	}
+}
+
+/* A DATA frame with the AUTH room TC left: stamped around it, signed; a
+ * trimming switch's type change keeps the tag good, any other does not. */
+static void test_auth_data(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_room_frame(f, 100, 12 + EQ_OPT_AUTH_LEN);
+	struct eqt_hdr h = { .type = EQ_T_DATA, .seq_ack = 42, .pull = 7, .aux = n,
+			     .opts = EQT_OPT(EQ_OPT_TSTAMP), .ts = 99 };
+	struct eq_peer_keys k = keys_of(KEY2, 1);
+	struct eqf_info fi;
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h, EQ_OPT_AUTH_LEN), 0);
+	assert_int_equal(eqf_auth_sign(f + fi.eq_off, fi.eq_len, &fi.src, &fi.dst, KEY2, 1), 0);
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(fi.hdr.seq_ack, 42);
+	assert_int_equal(fi.hdr.ts, 99);
+	assert_int_equal(eqf_auth_check(f, &fi, &k), 0);
+	f[fi.eq_off] = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_TRIMMED);
+	assert_int_equal(eqf_auth_check(f, &fi, &k), 0);
+	f[fi.eq_off] = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_ACK);
+	assert_int_equal(eqf_auth_check(f, &fi, &k), -EBADMSG);
+	f[fi.eq_off] = eq_mk_ver_type(EQ_WIRE_VERSION, EQ_T_DATA);
+	/* The payload is not covered (auth.h says why). */
+	f[n - 1] ^= 0xff;
+	assert_int_equal(eqf_auth_check(f, &fi, &k), 0);
+	/* Options that would leave no room for the AUTH option: stamped
+	 * without them, the room kept. */
+	h.opts = EQT_OPT(EQ_OPT_TSTAMP) | EQT_OPT(EQ_OPT_SRC);
+	assert_int_equal(eqf_stamp_data(f, &fi, &h, EQ_OPT_AUTH_LEN), -ENOSPC);
+	assert_int_equal(eqf_auth_sign(f + fi.eq_off, fi.eq_len, &fi.src, &fi.dst, KEY2, 1), 0);
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(fi.hdr.opts, 0);
+	assert_int_equal(eqf_auth_check(f, &fi, &k), 0);
 }
 
 int main(void)
@@ -423,6 +563,8 @@ int main(void)
 		cmocka_unit_test(test_ctl_options_roundtrip),
 		cmocka_unit_test(test_parse_options_that_lie),
 		cmocka_unit_test(test_stamp_options),
+		cmocka_unit_test(test_auth_ctl),
+		cmocka_unit_test(test_auth_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -551,7 +551,7 @@ static void eq_settings__every_row_is_whole(void **state)
 		assert_true(eq_opts_room(sc->data_opts) <= EQ_PEER_OPT_MAX);
 		assert_int_equal(sc->tc_opts & ~sc->data_opts, 0);
 		assert_int_equal(sc->tc_opts & ~(1u << EQ_OPT_TSTAMP), 0);	/* all TC can */
-		assert_int_equal(eq_peer_inner_mtu(1500, false, (int)sc->id),
+		assert_int_equal(eq_peer_inner_mtu(1500, false, (int)sc->id, false),
 				 eq_inner_mtu(1500, false) - eq_opts_room(sc->data_opts));
 		for (size_t j = i + 1; j < eq_nschemes; j++) {
 			assert_string_not_equal(sc->name, eq_schemes[j].name);
@@ -811,7 +811,7 @@ static void eq_cfg_parse__peer_scheme(void **state)
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme sird\n",
 		  NAME ":2: scheme 'sird': use none or eqds");
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 mode eqds\n",
-		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]");
+		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]: 'mode'");
 	/* One underlay peer, one scheme, whatever its prefixes. */
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme eqds\n"
 		  "peer 10.3.0.0/16 via 10.0.0.2\n",
@@ -1057,14 +1057,14 @@ static void eq_cfg_parse__usage_errors(void **state)
 		{ "local 10.0.0.1\nentropy flow packet\n", NAME ":2: usage: entropy flow|packet" },
 		{ "local 10.0.0.1\nnode_id\n", NAME ":2: usage: node_id 0-65535" },
 		{ "local 10.0.0.1\nnode_id 1 2\n", NAME ":2: usage: node_id 0-65535" },
-		{ "local 10.0.0.1\npeer\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 via\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 10.0.0.3\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 via\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 10.0.0.3\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
 		/* The third word must be "via", exactly. */
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 to 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 VIA 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 to 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 VIA 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]" },
 	};
 
 	for (unsigned int i = 0; i < sizeof(e) / sizeof(e[0]); i++)
@@ -1152,6 +1152,39 @@ static void eq_cfg_parse__duplicate_peer_prefix(void **state)
 	eq_cfg_free(&cfg);
 }
 
+/* A peer's key (auth.h): on any of its lines, for all of them; another
+ * on another line is an error; what is not a key says what one is. */
+static void eq_cfg_parse__peer_key(void **state)
+{
+	struct eq_cfg cfg;
+
+	parse_ok("local 10.0.0.1\nscheme eqds\n"
+		 "peer 10.1.0.0/16 via 10.0.0.2\n"
+		 "peer 10.2.0.0/16 via 10.0.0.2 key 000102030405060708090a0b0c0d0e0f/4 scheme eqds\n"
+		 "peer 10.3.0.0/16 via 10.0.0.3 scheme eqds\n", &cfg);
+	assert_int_equal(cfg.npeers, 3);
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(cfg.peers[i].keyed);
+		assert_int_equal(cfg.peers[i].keys.valid, 1);
+		assert_int_equal(cfg.peers[i].keys.id[0], 4);
+		assert_int_equal(cfg.peers[i].keys.key[0][15], 15);
+		assert_int_equal(cfg.peers[i].scheme, EQ_SCHEME_EQDS);
+	}
+	assert_false(cfg.peers[2].keyed);
+	/* A keyed peer's routes leave room for the AUTH option. */
+	assert_int_equal(eq_peer_inner_mtu(1500, false, EQ_SCHEME_EQDS, true),
+			 eq_peer_inner_mtu(1500, false, EQ_SCHEME_EQDS, false) - EQ_OPT_AUTH_LEN);
+	eq_cfg_free(&cfg);
+	parse_err("local 10.0.0.1\n"
+		  "peer 10.1.0.0/16 via 10.0.0.2 key 000102030405060708090a0b0c0d0e0f\n"
+		  "peer 10.2.0.0/16 via 10.0.0.2 key 000102030405060708090a0b0c0d0e0f/2\n",
+		  NAME ":3: peer via 10.0.0.2 has another key on line 2: one underlay peer has one key");
+	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 key 0102\n",
+		  NAME ":2: a key is 32 hex digits (16 bytes), optionally /ID with ID 0-255");
+	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 key @/nonexistent/k\n",
+		  NAME ":2: cannot read the key file /nonexistent/k: No such file or directory");
+}
+
 static void eq_cfg_parse__unknown_directive(void **state)
 {
 	parse_err("bogus\n", NAME ":1: unknown directive 'bogus'" UNKNOWN_TAIL);
@@ -1171,7 +1204,7 @@ static void eq_cfg_parse__too_many_words(void **state)
 	parse_err("local 10.0.0.1\n\npeer 1 2 3 4 5 6 7 8 9 10 11 12\n",
 		  NAME ":3: too many words");
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 a b c d\n",
-		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds]");
+		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds] [key HEX[/ID]|@FILE]: 'a'");
 	parse_ok("local 10.0.0.1 # one two three four five six seven eight nine\n", &cfg);
 	eq_cfg_free(&cfg);
 }
@@ -1500,6 +1533,7 @@ int main(void)
 		cmocka_unit_test(eq_cfg_parse__bad_values),
 		cmocka_unit_test(eq_cfg_parse__second_local_per_family),
 		cmocka_unit_test(eq_cfg_parse__duplicate_peer_prefix),
+		cmocka_unit_test(eq_cfg_parse__peer_key),
 		cmocka_unit_test(eq_cfg_parse__unknown_directive),
 		cmocka_unit_test(eq_cfg_parse__too_many_words),
 		cmocka_unit_test(eq_cfg_parse__missing_local),

@@ -87,32 +87,71 @@ static uint16_t ctl_path(struct agent *a, uint32_t peer)
 	return (uint16_t)(peer * 2654435761u >> 16);
 }
 
+/* The slot's keys (auth.h), copied out of the map the loader writes:
+ * whether it has any. */
+static bool slot_keys(const struct agent *a, uint32_t slot, struct eq_peer_keys *k)
+{
+	if (!a->keys || slot >= a->npeers)
+		return false;
+	memcpy(k, &a->keys[slot], sizeof(*k));
+	return k->valid != 0;
+}
+
+/* Sign a frame to a keyed peer whose edgeq header (eq_len bytes at eq,
+ * the AUTH option's room at its end) goes from src to dst. */
+static void sign(struct agent *a, const struct eq_peer_keys *k, uint8_t *eq, uint32_t eq_len,
+		 const struct eq_addr *src, const struct eq_addr *dst)
+{
+	uint32_t tx = k->tx & 1;
+
+	if (eqf_auth_sign(eq, eq_len, src, dst, k->key[tx], k->id[tx]))
+		a->cnt.auth_unsigned++;
+}
+
 static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
 {
 	struct agent *a = ctx;
+	struct eq_peer_keys k;
 	struct eqf_info fi;
+	bool keyed = slot_keys(a, peer, &k);
 
 	if (eqf_parse(p->data, p->len, a->cfg.port, &fi)) {
 		a->cnt.frames_bad++;	/* cannot happen: parsed on the way in */
 		return;
 	}
-	eqf_stamp_data(p->data, &fi, h);
+	/* TC left the AUTH option's room at the header's end (and signed
+	 * what it sent; the fields are ours now: signed again). */
+	eqf_stamp_data(p->data, &fi, h, keyed ? EQ_OPT_AUTH_LEN : 0);
+	if (keyed)
+		sign(a, &k, p->data + fi.eq_off, fi.eq_len, &fi.src, &fi.dst);
 	eq_xsk_tx(&a->wire, p->data, p->len);
 }
 
 static void io_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct agent *a = ctx;
-	uint8_t buf[128];
+	struct eq_peer_keys k;
+	uint8_t buf[160];
 	uint32_t n;
+	bool keyed;
 
 	if (peer >= a->npeers || !a->peers.routed[peer]) {
 		a->cnt.ctl_noroute++;
 		return;
 	}
-	n = eqf_build_ctl(buf, sizeof(buf), &a->peers.route[peer], h, ctl_path(a, peer));
-	if (n)
-		eq_xsk_tx(&a->wire, buf, n);
+	keyed = slot_keys(a, peer, &k);
+	n = eqf_build_ctl(buf, sizeof(buf), &a->peers.route[peer], h, ctl_path(a, peer),
+			  keyed ? EQ_OPT_AUTH_LEN : 0);
+	if (!n)
+		return;
+	if (keyed) {
+		/* A control frame is its headers: the edgeq header ends it. */
+		uint32_t eq_len = EQ_HDR_LEN + eqf_opts_len(h) + EQ_OPT_AUTH_LEN;
+
+		sign(a, &k, buf + n - eq_len, eq_len, &a->peers.route[peer].src,
+		     &a->peers.route[peer].dst);
+	}
+	eq_xsk_tx(&a->wire, buf, n);
 }
 
 static void io_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
@@ -306,6 +345,20 @@ static void from_wire(void *ctx, uint8_t *f, uint32_t len)
 		a->cnt.no_peer++;
 		return;
 	}
+	/* A keyed peer's frame, checked before anything: the route, the
+	 * scheme's state, nothing learns from one that fails. */
+	struct eq_peer_keys k;
+
+	if (slot_keys(a, (uint32_t)slot, &k)) {
+		rc = eqf_auth_check(f, &fi, &k);
+		if (rc) {
+			if (rc == -EBADMSG)
+				a->cnt.auth_bad++;
+			else
+				a->cnt.auth_missing++;
+			return;
+		}
+	}
 	/* The reply route follows what the peer uses (its MAC may change),
 	 * learnt from a frame the scheme took as the peer's: a frame anyone
 	 * on the link could forge with the peer's address (an on-link host
@@ -492,6 +545,28 @@ static void credit_open(struct agent *a)
 	a->lends = lend;
 }
 
+#define KEYS_MAP_LEN	(a->npeers * sizeof(struct eq_peer_keys))
+
+/* Authenticated headers (auth.h): eq_keys mapped, read at every frame
+ * to or from a keyed peer, so that `edgeq peer key` takes effect at once.
+ * An attachment made before there were keys has none: no peer of it can
+ * have one (eq_peer_add() refuses). */
+static void keys_open(struct agent *a)
+{
+	char err[700];
+	void *m;
+
+	a->fd_keys = pinned(a->pin_dir, EQ_MAP_KEYS, err, sizeof(err));
+	m = a->fd_keys < 0 ? MAP_FAILED : mmap(NULL, KEYS_MAP_LEN, PROT_READ, MAP_SHARED,
+					       a->fd_keys, 0);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "edgeqd: %s: no keys (%s): attached by an edgeq without them\n",
+			a->ifname, a->fd_keys < 0 ? err : strerror(errno));
+		return;
+	}
+	a->keys = m;
+}
+
 #define RX_MAP_LEN	(a->npeers * sizeof(struct eq_rx))
 
 static int bell_rung(void *ctx, void *data, size_t len)
@@ -586,7 +661,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 
 	memset(a, 0, sizeof(*a));
 	a->fd_config = a->fd_peers = a->fd_xsks = a->fd_agent = a->fd_agent_peers = -1;
-	a->fd_credit = a->fd_rx = a->fd_bell = -1;
+	a->fd_credit = a->fd_rx = a->fd_bell = a->fd_keys = -1;
 	for (int i = 0; i < EQ_MODS_MAX; i++)
 		a->fd_own[i] = -1;
 	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
@@ -656,6 +731,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 		return -1;
 	}
 	credit_open(a);
+	keys_open(a);
 	/* The attachment's scheme runs from the start, every other one its
 	 * peers use once its first peer shows up (mod_of). */
 	a->io = (struct eqt_io){ a, io_send_data, io_send_ctl, io_deliver, io_delivered };
@@ -795,7 +871,9 @@ void agent_close(struct agent *a)
 		(unsigned long long)a->cnt.ecn_drops, (unsigned long long)a->cnt.edge_drops,
 		(unsigned long long)a->cnt.csum_completed, (unsigned long long)a->cnt.seg_unnumbered,
 		(unsigned long long)a->cnt_reloads);
-	for (int *fd = &a->fd_config; fd <= &a->fd_bell; fd++)
+	if (a->keys)
+		munmap((void *)a->keys, KEYS_MAP_LEN);
+	for (int *fd = &a->fd_config; fd <= &a->fd_keys; fd++)
 		if (*fd >= 0)
 			close(*fd);
 	for (int i = 0; i < EQ_MODS_MAX; i++)

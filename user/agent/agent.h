@@ -28,8 +28,10 @@ struct agent {
 	char			pin_dir[512];
 	struct eq_config	cfg;
 	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers, fd_credit;
-	int			fd_rx, fd_bell;
+	int			fd_rx, fd_bell, fd_keys;
 	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
+	const struct eq_peer_keys *keys;	/* eq_keys, mapped: authenticated
+						 * headers (auth.h); NULL: none */
 	struct eq_rx		*rx;		/* eq_rx, mapped: direct delivery (rx.h) */
 	struct ring_buffer	*bell;		/* eq_bell: XDP delivered something */
 	struct eq_xsk		wire, host;	/* wire: queue 0, and every send */

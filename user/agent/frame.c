@@ -168,6 +168,7 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
 	fi->eq_off = (const uint8_t *)udp - f + sizeof(*udp);
 	eq = (const void *)(f + fi->eq_off);
 	eq_len = eq->hdr_len * 4u;
+	fi->eq_len = (uint16_t)eq_len;
 	if (eq_version(eq) != EQ_WIRE_VERSION || eq_type(eq) > EQ_T_MAX ||
 	    eq_len < EQ_HDR_LEN || eq_len > udp_len - sizeof(*udp))
 		return -EINVAL;
@@ -229,9 +230,9 @@ static void write_eq(struct eq_hdr *eq, const struct eqt_hdr *h)
 	eq->data.frame_len = htonl(h->aux);
 }
 
-int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h)
+int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h, uint32_t keep)
 {
-	uint32_t room, need = eqf_opts_len(h);
+	uint32_t room, need = eqf_opts_len(h) + keep;
 	struct eq_hdr eq;
 	int rc = 0;
 
@@ -265,10 +266,10 @@ int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *
 }
 
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
-		       const struct eqt_hdr *h, uint16_t path)
+		       const struct eqt_hdr *h, uint16_t path, uint32_t tail)
 {
 	uint32_t l3 = r->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	uint32_t opts = eqf_opts_len(h);
+	uint32_t opts = eqf_opts_len(h) + ((tail + 3) & ~3u);
 	uint32_t len = ETH_HLEN + l3 + sizeof(struct udphdr) + EQ_HDR_LEN + opts;
 	struct ethhdr eth;
 	struct udphdr udp;
@@ -316,6 +317,56 @@ uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
 	if (opts)
 		write_opts(buf + ETH_HLEN + l3 + sizeof(udp) + EQ_HDR_LEN, opts, h);
 	return len;
+}
+
+/* The message a tag covers (auth.h) into msg: its length. */
+static uint32_t auth_msg(uint8_t *msg, const uint8_t *eq, uint32_t eq_len,
+			 const struct eq_addr *src, const struct eq_addr *dst)
+{
+	memcpy(msg, src->a, 16);
+	memcpy(msg + 16, dst->a, 16);
+	memcpy(msg + EQ_AUTH_ADDRS, eq, eq_len - EQ_AUTH_TAG_LEN);
+	/* A trimming switch turned DATA into TRIMMED: the tag is DATA's. */
+	if (eq_type((const struct eq_hdr *)eq) == EQ_T_TRIMMED)
+		msg[EQ_AUTH_ADDRS] = eq_mk_ver_type(eq_version((const struct eq_hdr *)eq), EQ_T_DATA);
+	return EQ_AUTH_ADDRS + eq_len - EQ_AUTH_TAG_LEN;
+}
+
+int eqf_auth_sign(uint8_t *eq, uint32_t eq_len, const struct eq_addr *src,
+		  const struct eq_addr *dst, const uint8_t *key, uint8_t id)
+{
+	uint8_t msg[EQ_AUTH_MSG_MAX];
+	struct eq_opt_auth *o;
+
+	if (eq_len < EQ_HDR_LEN + EQ_OPT_AUTH_LEN || eq_len > EQ_AUTH_HDR_MAX)
+		return -ENOSPC;
+	o = (void *)(eq + eq_len - EQ_OPT_AUTH_LEN);
+	o->kind = EQ_OPT_AUTH;
+	o->len = EQ_OPT_AUTH_LEN;
+	o->key_id = id;
+	o->zero = 0;
+	eq_auth_tag(key, msg, auth_msg(msg, eq, eq_len, src, dst), o->tag);
+	return 0;
+}
+
+int eqf_auth_check(const uint8_t *f, const struct eqf_info *fi, const struct eq_peer_keys *k)
+{
+	const uint8_t *eq = f + fi->eq_off;
+	uint8_t msg[EQ_AUTH_MSG_MAX], tag[EQ_AUTH_TAG_LEN], diff = 0;
+	const struct eq_opt_auth *o;
+	int slot;
+
+	if (fi->eq_len < EQ_HDR_LEN + EQ_OPT_AUTH_LEN || fi->eq_len > EQ_AUTH_HDR_MAX)
+		return -ENOKEY;
+	o = (const void *)(eq + fi->eq_len - EQ_OPT_AUTH_LEN);
+	if (o->kind != EQ_OPT_AUTH || o->len != EQ_OPT_AUTH_LEN ||
+	    (slot = eq_key_slot(k, o->key_id)) < 0)
+		return -ENOKEY;
+	eq_auth_tag(k->key[slot], msg, auth_msg(msg, eq, fi->eq_len, &fi->src, &fi->dst), tag);
+	/* In constant time: how many bytes matched says nothing. */
+	for (int i = 0; i < EQ_AUTH_TAG_LEN; i++)
+		diff |= tag[i] ^ o->tag[i];
+	return diff ? -EBADMSG : 0;
 }
 
 void eqf_route_reply(const uint8_t *f, const struct eqf_info *fi, uint16_t port,

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "edgeq/maps.h"
+#include "edgeq/auth.h"
 #include "hdr.h"
 
 /* Where things are in an edgeq frame. */
@@ -21,6 +22,7 @@ struct eqf_info {
 	bool		v6;		/* outer IPv6 */
 	uint16_t	l3_off;		/* outer IP header: 14 */
 	uint16_t	eq_off;		/* edgeq header */
+	uint16_t	eq_len;		/* its bytes, options included */
 	uint16_t	inner_off;	/* inner IP header (DATA) */
 	uint16_t	inner_len;	/* inner IP packet length (DATA) */
 	uint8_t		inner_proto;	/* EQ_PROTO_IPV4 / EQ_PROTO_IPV6 */
@@ -46,8 +48,9 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
  * why) nor TC's TSTAMP of an earlier moment stays.  0, or -ENOSPC if h's
  * options did not fit the room TC left (a peer's scheme says how much:
  * eq_peer.opt_words): the frame goes without them.  fi from eqf_parse of
- * the same frame. */
-int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h);
+ * the same frame.  `keep`: bytes at the room's end left for the AUTH
+ * option (EQ_OPT_AUTH_LEN when the frame is to be signed, else 0). */
+int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h, uint32_t keep);
 
 /* The bytes h's options take on the wire, padded to whole words. */
 uint32_t eqf_opts_len(const struct eqt_hdr *h);
@@ -66,9 +69,25 @@ struct eqf_route {
 };
 
 /* Build a control frame (PULL, ACK, NACK, RTS, RST) into buf, h's options
- * (h->opts) after the fixed header: its length, or 0 if buf is too small. */
+ * (h->opts) after the fixed header and `tail` bytes of padding after them
+ * (EQ_OPT_AUTH_LEN for eqf_auth_sign(), else 0): its length, or 0 if buf
+ * is too small.  The edgeq header is the frame's last bytes. */
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
-		       const struct eqt_hdr *h, uint16_t path);
+		       const struct eqt_hdr *h, uint16_t path, uint32_t tail);
+
+/* Authenticated headers (edgeq/auth.h).  Sign: the AUTH option into the
+ * last EQ_OPT_AUTH_LEN bytes of the edgeq header at eq (eq_len bytes, the
+ * option's room already there), tagged with key `key` of id `id`, for a
+ * frame from src to dst: 0, or -ENOSPC if the header has no room for it
+ * or is longer than a tag covers. */
+int eqf_auth_sign(uint8_t *eq, uint32_t eq_len, const struct eq_addr *src,
+		  const struct eq_addr *dst, const uint8_t *key, uint8_t id);
+
+/* Check a parsed frame's tag against the peer's keys: 0 when it carries
+ * an AUTH option, last in its header, made with one of them; -ENOKEY when
+ * it carries none, or names no key the peer has; -EBADMSG when the tag
+ * is wrong. */
+int eqf_auth_check(const uint8_t *f, const struct eqf_info *fi, const struct eq_peer_keys *k);
 
 /* The route back to the sender of a received frame (MACs swapped). */
 void eqf_route_reply(const uint8_t *f, const struct eqf_info *fi, uint16_t port,

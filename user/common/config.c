@@ -8,6 +8,7 @@
 #include <string.h>
 #include "addr.h"
 #include "config.h"
+#include "keys.h"
 #include "settings.h"
 #include "edgeq/wire.h"
 
@@ -20,10 +21,13 @@ unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6)
 	return wire_mtu > o ? wire_mtu - o : 0;
 }
 
-unsigned int eq_peer_inner_mtu(unsigned int wire_mtu, bool outer_v6, int scheme)
+unsigned int eq_peer_inner_mtu(unsigned int wire_mtu, bool outer_v6, int scheme, bool keyed)
 {
 	const struct eq_scheme_info *si = eq_scheme_info_of((uint32_t)scheme);
 	unsigned int in = eq_inner_mtu(wire_mtu, outer_v6), o = si ? eq_opts_room(si->data_opts) : 0;
+
+	if (keyed)
+		o += EQ_OPT_AUTH_LEN;
 
 	return in > o ? in - o : 0;
 }
@@ -169,6 +173,25 @@ static int check_peers(struct eq_cfg *cfg, struct eq_cfg_peer **idx, const char 
 			bad = idx[i];
 			with = idx[head];
 		}
+		/* One underlay peer, one set of keys: the first line that
+		 * gives one (sorted by line within an address) gives it for
+		 * all; another that gives another is an error. */
+		if (idx[i]->keyed && idx[head]->keyed && !eq_keys_same(&idx[i]->keys, &idx[head]->keys)) {
+			char a[EQ_ADDRSTRLEN];
+
+			eq_addr_format(&idx[i]->via, a, sizeof(a));
+			return fail(err, errlen, name, idx[i]->line, "peer via %s has another key on "
+				    "line %d: one underlay peer has one key", a, idx[head]->line);
+		}
+		if (idx[i]->keyed && !idx[head]->keyed)
+			for (size_t j = head; j < i; j++) {
+				idx[j]->keyed = true;
+				idx[j]->keys = idx[i]->keys;
+			}
+		if (!idx[i]->keyed && idx[head]->keyed) {
+			idx[i]->keyed = true;
+			idx[i]->keys = idx[head]->keys;
+		}
 	}
 	if (bad) {
 		char a[EQ_ADDRSTRLEN];
@@ -308,13 +331,28 @@ static int parse_line(struct eq_cfg *cfg, struct pfx_seen *seen, char **w, int n
 	} else if (!strcmp(w[0], "peer")) {
 		struct eq_cfg_peer p = { .scheme = -1, .line = ln };
 
-		char names[128];
+		char names[128], msg[300];
 
 		eq_scheme_names("|", names, sizeof(names));
-		if ((nw != 4 && nw != 6) || strcmp(w[2], "via") || (nw == 6 && strcmp(w[4], "scheme")))
-			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS [scheme %s]", names);
-		if (nw == 6 && (p.scheme = eq_scheme_parse(w[5])) < 0)
-			return bad_scheme(w[5], name, ln, err, errlen);
+		if (nw < 4 || nw % 2 || strcmp(w[2], "via"))
+			return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS [scheme %s] "
+				    "[key HEX[/ID]|@FILE]", names);
+		for (int i = 4; i < nw; i += 2) {
+			if (!strcmp(w[i], "scheme") && p.scheme < 0) {
+				if ((p.scheme = eq_scheme_parse(w[i + 1])) < 0)
+					return bad_scheme(w[i + 1], name, ln, err, errlen);
+			} else if (!strcmp(w[i], "key") && !p.keyed) {
+				__u8 key[EQ_SIPHASH_KEY_LEN], id;
+
+				if (eq_key_arg(w[i + 1], key, &id, msg, sizeof(msg)))
+					return fail(err, errlen, name, ln, "%s", msg);
+				eq_keys_one(&p.keys, key, id);
+				p.keyed = true;
+			} else {
+				return fail(err, errlen, name, ln, "usage: peer PREFIX via ADDRESS "
+					    "[scheme %s] [key HEX[/ID]|@FILE]: '%s'", names, w[i]);
+			}
+		}
 		if (eq_prefix_parse(w[1], &p.prefix))
 			return fail(err, errlen, name, ln, "'%s' is not a prefix (ADDRESS[/LEN])", w[1]);
 		if (eq_addr_parse(w[3], &p.via))

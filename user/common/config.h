@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "edgeq/maps.h"
+#include "edgeq/auth.h"
 
 struct eq_cfg_peer {
 	struct eq_prefix_key	prefix;
@@ -37,6 +38,9 @@ struct eq_cfg_peer {
 	int			line;	/* where it was said (messages) */
 	bool			plain;	/* resolved: scheme none in an attachment
 					 * whose agent runs (EQ_PEER_PLAIN) */
+	bool			keyed;	/* keys: its underlay peer's, for
+					 * authenticated headers (auth.h) */
+	struct eq_peer_keys	keys;
 };
 
 struct eq_cfg {
@@ -61,7 +65,8 @@ int eq_parse_rate(const char *s, __u64 *bps);
  * of a peer prefix (wire MTU - EQ_ROOM_V4 or EQ_ROOM_V6, wire.h). */
 unsigned int eq_inner_mtu(unsigned int wire_mtu, bool outer_v6);
 /* The same for a peer of `scheme` (enum eq_scheme), less the room its
- * options take in every DATA header (eq_scheme_info.data_opts). */
-unsigned int eq_peer_inner_mtu(unsigned int wire_mtu, bool outer_v6, int scheme);
+ * options take in every DATA header (eq_scheme_info.data_opts), and the
+ * AUTH option's when it is keyed (auth.h). */
+unsigned int eq_peer_inner_mtu(unsigned int wire_mtu, bool outer_v6, int scheme, bool keyed);
 
 #endif

@@ -7,12 +7,14 @@
 #include "settings.h"
 #include "edgeq/wire.h"
 #include "stats.h"
+#include "keys.h"
 
 /* A free slot, from the maps' hint on (wrapping): attach fills a fresh
  * table in order, so each of its peers finds one at the first look. */
 static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme, bool plain,
-		      __u32 *slot)
+		      const struct eq_peer_keys *keys, __u32 *slot)
 {
+	static const struct eq_peer_keys none;
 	struct eq_underlay_val uv;
 	struct eq_peer p;
 
@@ -28,10 +30,14 @@ static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme,
 
 		if (err)
 			return err;
+		/* Its keys before the slot is used: TC and XDP read them
+		 * once the flag says so. */
+		if (m->keys >= 0 && bpf_map_update_elem(m->keys, &i, keys ? keys : &none, BPF_ANY))
+			return -errno;
 		memset(&p, 0, sizeof(p));
 		p.underlay = *via;
 		p.flags = EQ_PEER_USED | (eq_addr_is_v4(via) ? 0 : EQ_PEER_V6) |
-			  (plain ? EQ_PEER_PLAIN : 0);
+			  (plain ? EQ_PEER_PLAIN : 0) | (keys ? EQ_PEER_KEYED : 0);
 		p.scheme = scheme;
 		/* What its scheme carries in every DATA header: TC leaves
 		 * the room, and fills what it can (settings.c). */
@@ -59,23 +65,31 @@ static int alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme,
 }
 
 static int find_or_alloc_slot(struct eq_maps *m, const struct eq_addr *via, __u8 scheme,
-			      bool plain, __u32 *slot, bool *fresh)
+			      bool plain, const struct eq_peer_keys *keys, __u32 *slot, bool *fresh)
 {
 	*fresh = false;
 	struct eq_underlay_val uv;
+	struct eq_peer_keys have;
 	struct eq_peer p;
 
+	if (keys && m->keys < 0)
+		return -EOPNOTSUPP;
 	if (bpf_map_lookup_elem(m->underlay, via, &uv) == 0) {
 		/* One underlay peer, one scheme. */
 		if (bpf_map_lookup_elem(m->peers, &uv.peer, &p))
 			return -errno;
 		if (!(p.flags & EQ_PEER_PLAIN) != !plain || p.scheme != scheme)
 			return -EBUSY;
+		/* ... and one set of keys: a prefix that names none goes
+		 * with the peer's. */
+		if (keys && (!(p.flags & EQ_PEER_KEYED) ||
+			     bpf_map_lookup_elem(m->keys, &uv.peer, &have) || !eq_keys_same(keys, &have)))
+			return -EKEYREJECTED;
 		*slot = uv.peer;
 		return 0;
 	}
 	*fresh = true;
-	return alloc_slot(m, via, scheme, plain, slot);
+	return alloc_slot(m, via, scheme, plain, keys, slot);
 }
 
 /* A slot no prefix uses any more (or came to use): free for another. */
@@ -87,7 +101,15 @@ static int free_slot(const struct eq_maps *m, __u32 slot)
 		return -errno;
 	bpf_map_delete_elem(m->underlay, &p.underlay);
 	memset(&p, 0, sizeof(p));
-	return bpf_map_update_elem(m->peers, &slot, &p, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(m->peers, &slot, &p, BPF_ANY))
+		return -errno;
+	/* Its keys go too (after the slot: nothing reads them then). */
+	if (m->keys >= 0) {
+		static const struct eq_peer_keys none;
+
+		bpf_map_update_elem(m->keys, &slot, &none, BPF_ANY);
+	}
+	return 0;
 }
 
 /* The exact prefix by a walk of the trie: for values written before they
@@ -125,7 +147,8 @@ int eq_prefix_set(const struct eq_maps *m, const struct eq_prefix_key *k, const 
 }
 
 int eq_peer_add(struct eq_maps *m, const struct eq_prefix_key *prefix,
-		const struct eq_addr *via, __u8 scheme, bool plain, __u32 *slot)
+		const struct eq_addr *via, __u8 scheme, bool plain,
+		const struct eq_peer_keys *keys, __u32 *slot)
 {
 	struct eq_prefix_val v = {};
 	struct eq_peer p;
@@ -140,7 +163,7 @@ int eq_peer_add(struct eq_maps *m, const struct eq_prefix_key *prefix,
 		}
 		return -EEXIST;
 	}
-	err = find_or_alloc_slot(m, via, scheme, plain, slot, &fresh);
+	err = find_or_alloc_slot(m, via, scheme, plain, keys, slot, &fresh);
 	if (err)
 		return err;
 	v.peer = *slot;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "pins.h"
+#include "edgeq/auth.h"
 
 const char *eq_pin_root(void)
 {
@@ -101,6 +102,7 @@ int eq_maps_open(const char *dir, struct eq_maps *m)
 	m->peer_stats = open_one(dir, EQ_MAP_PEER_STATS);
 	m->underlay = open_one(dir, EQ_MAP_UNDERLAY);
 	m->stats = open_one(dir, EQ_MAP_STATS);
+	m->keys = open_one(dir, EQ_MAP_KEYS);
 	if (m->config < 0 || m->prefixes < 0 || m->peers < 0 || m->peer_stats < 0 || m->underlay < 0 || m->stats < 0) {
 		int err = -errno;
 
@@ -124,7 +126,8 @@ __u32 eq_map_max_entries(int fd)
 
 void eq_maps_close(struct eq_maps *m)
 {
-	int *fds[] = { &m->config, &m->prefixes, &m->peers, &m->peer_stats, &m->underlay, &m->stats };
+	int *fds[] = { &m->config, &m->prefixes, &m->peers, &m->peer_stats, &m->underlay, &m->stats,
+		       &m->keys };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

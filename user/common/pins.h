@@ -24,6 +24,8 @@ struct eq_maps {
 	int peer_stats;
 	int underlay;
 	int stats;
+	int keys;		/* eq_keys, or -1: an attachment made before
+				 * there were keys (auth.h) */
 	__u32 peer_slots;	/* eq_peers' max_entries: the attachment's max_peers */
 	__u32 free_hint;	/* where the next free slot is looked for first */
 };
