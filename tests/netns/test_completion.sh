@@ -74,15 +74,19 @@ check "agent: start, stop" is start stop --help
 comp --netns "$TB_A" agent stop ""
 check "agent stop: the interfaces" holds "$TB_IFA"
 comp peer ""
-check "peer: add, del, list" is add del list --help
+check "peer: add, del, key, list" is add del key list --help
 comp peer add 10.9.0.0/24 ""
 check "peer add PREFIX: via" is via
 comp peer add 10.9.0.0/24 via 10.77.0.2 ""
-check "peer add PREFIX via ADDR: scheme, dev" is scheme dev
+check "peer add PREFIX via ADDR: scheme, key, dev" is scheme key dev
 comp peer add 10.9.0.0/24 via 10.77.0.2 scheme ""
 check "... scheme: none, eqds" is none eqds
 comp --netns "$TB_A" peer add 10.9.0.0/24 via 10.77.0.2 scheme eqds dev ""
 check "... dev: the interfaces" holds "$TB_IFA"
+comp peer key 10.77.0.2 ""
+check "peer key ADDR: accept, sign, drop" is accept sign drop
+comp peer key 10.77.0.2 sign 2 ""
+check "peer key ADDR sign ID: dev" is dev
 comp peer list dev "$TB_IFA" ""
 check "peer list dev IFACE: --json" is --json
 comp help ""

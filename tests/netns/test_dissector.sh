@@ -85,6 +85,9 @@ frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 6 4 7 1 1 0 0 010a0000)$IN_TCP
 # 16: inner IPv4 total length 100, 40 bytes carried.
 frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 5 4 7 1 1 0 0)$(ip4 0 1 6 10.1.0.1 10.2.0.1 \
 	"$(tcp4 10.1.0.1 10.2.0.1 40000 5201)" 100)")")
+NMAL=${#frames[@]}	# the malformed ones end here; valid ones again after
+# 17: a PULL from a keyed peer: the AUTH option (key id 3, a tag), hdr_len 8.
+frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 2 0 8 0 9 0x42 1023 17 0 060c03000011223344556677)")")
 NFRAMES=${#frames[@]}
 
 # --- the pcap (big-endian: magic a1b2c3d4, Ethernet) ----------------------
@@ -123,7 +126,8 @@ FIELDS=(frame.number frame.protocols edgeq.version edgeq.type edgeq.flags edgeq.
 	edgeq.frame_len edgeq.limit edgeq.ack edgeq.pull_no edgeq.busy_ns ip.src ip.dst ipv6.src tcp.dstport
 	udp.dstport icmp.type edgeq.opt.kind edgeq.opt.len edgeq.opt.tstamp.tx
 	edgeq.opt.tstamp.echo edgeq.opt.credit edgeq.opt.qid edgeq.opt.src.queue_bytes
-	edgeq.opt.src.rate_mbps edgeq.opt.seg.size edgeq.opt.seg.tcp_seq0)
+	edgeq.opt.src.rate_mbps edgeq.opt.seg.size edgeq.opt.seg.tcp_seq0 edgeq.opt.auth.key_id
+	edgeq.opt.auth.tag)
 args=()
 for f in "${FIELDS[@]}"; do args+=(-e "$f"); done
 "${TS[@]}" -r "$PCAP" -T fields -E separator='|' -E occurrence=a -E aggregator=, "${args[@]}" \
@@ -184,11 +188,15 @@ expect 7 "IPv6 DATA, segment 2 of a GSO packet (SEG option)" \
 	frame.protocols=eth:ethertype:ipv6:udp:edgeq:ip:tcp \
 	edgeq.hdr_len=7 edgeq.seq=3000 edgeq.seq.rx=3002 edgeq.opt.kind=5 edgeq.opt.len=8 \
 	edgeq.opt.seg.size=1000 edgeq.opt.seg.tcp_seq0=4294966296 tcp.dstport=5201
+expect 17 "PULL with the AUTH option" \
+	frame.protocols=eth:ethertype:ip:udp:edgeq edgeq.type=2 edgeq.hdr_len=8 \
+	edgeq.opt.kind=6 edgeq.opt.len=12 edgeq.opt.auth.key_id=3 \
+	edgeq.opt.auth.tag=0011223344556677
 
 # Expert errors: exactly the malformed frames, by either filter.
 errs() { "${TS[@]}" -r "$PCAP" -Y "$1" -T fields -e frame.number 2>/dev/null | tr '\n' ' '; }
 want=""
-for ((n = NVALID + 1; n <= NFRAMES; n++)); do want+="$n "; done
+for ((n = NVALID + 1; n <= NMAL; n++)); do want+="$n "; done
 got=$(errs '_ws.expert.severity >= "Error"')
 check "expert errors on frames $want(got: $got)" test "$got" = "$want"
 got=$(errs '_ws.malformed')

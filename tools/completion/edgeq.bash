@@ -89,7 +89,7 @@ _edgeq() {
 		esac ;;
 	peer)
 		if [ "$n" -eq 0 ]; then
-			COMPREPLY=($(compgen -W "add del list --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "add del key list --help" -- "$cur"))
 			return
 		fi
 		case $prev in
@@ -104,8 +104,15 @@ _edgeq() {
 			local have=" ${pos[*]} " offer=""
 			[[ $have == *" via "* ]] || offer="via"
 			[[ $have == *" via "* && $have != *" scheme "* ]] && offer+=" scheme"
+			[[ $have == *" via "* && $have != *" key "* ]] && offer+=" key"
 			[[ $have == *" via "* && $have != *" dev "* ]] && offer+=" dev"
 			COMPREPLY=($(compgen -W "$offer" -- "$cur")) ;;
+		key)
+			# key ADDR accept|sign|drop KEY-OR-ID dev IFACE
+			case $n in
+			2) COMPREPLY=($(compgen -W "accept sign drop" -- "$cur")) ;;
+			4) COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
+			esac ;;
 		del)
 			[ "$n" -ge 2 ] && [[ " ${pos[*]} " != *" dev "* ]] &&
 				COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
