@@ -133,7 +133,10 @@ static __always_inline bool fast_take(struct __sk_buff *skb, struct eq_credit *b
 				      const struct inner_info *in, __u32 room, bool numbered,
 				      bool gso, __u32 segs, bool whole, struct data_fields *d)
 {
-	__u32 frame = skb->len, hdrs, l4 = 8, seq, left;	/* encapsulated already */
+	/* hdrs set on every path: the verifier does not pair the two "if (gso)"
+	 * below, and on Linux 6.1 found another value in its register on the
+	 * path that pairs them wrongly ("32-bit pointer arithmetic prohibited"). */
+	__u32 frame = skb->len, hdrs = 0, l4 = 8, seq, left;	/* encapsulated already */
 
 	if (gso) {
 		struct tcphdr th;
@@ -370,7 +373,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	}
 	if (peer_opt && scheme_opts(skb, peer, ETH_HLEN + overhead + seg_len, peer_opt))
 		goto store_err;
-	if (keys && auth_sign(skb, keys, ETH_HLEN + overhead - EQ_HDR_LEN, EQ_HDR_LEN + opt_len,
+	if (keys && auth_sign(skb, keys, (ETH_HLEN + overhead - EQ_HDR_LEN) << 16 | (EQ_HDR_LEN + opt_len),
 			      v6 ? &cfg->local6 : &cfg->local4, &peer->underlay)) {
 		st->tx_err_auth++;
 		return TC_ACT_SHOT;

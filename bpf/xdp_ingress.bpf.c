@@ -492,7 +492,7 @@ int xdp_ingress(struct xdp_md *ctx)
 		struct eq_peer_keys *keys = bpf_map_lookup_elem(&eq_keys, &slot);
 		__u32 eq_off = ETH_HLEN + o.l3_len + sizeof(struct udphdr);
 
-		if (!keys || !auth_ok(ctx, keys, eq_off, eq_len, &o.saddr,
+		if (!keys || !auth_ok(ctx, keys, eq_off << 16 | eq_len, &o.saddr,
 				      o.l3_len == sizeof(struct ipv6hdr) ? &cfg->local6 : &cfg->local4)) {
 			st->rx_drop_auth++;
 			return XDP_DROP;

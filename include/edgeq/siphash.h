@@ -48,8 +48,20 @@ static inline __attribute__((always_inline)) __u64 eq_sip_le(const __u8 *p, __u3
 	return w;
 }
 
+/* clang (the BPF programs) unrolls the word loop: every offset into the
+ * message is then a constant.  Linux 6.1's verifier, given the loop, took
+ * a branch its own bounds ruled out and walked off the stack ("invalid
+ * read from stack"). */
+#if defined(__clang__)
+#define EQ_SIP_UNROLL	_Pragma("unroll")
+#else
+#define EQ_SIP_UNROLL
+#endif
+
 /* The 64-bit tag of m[0..len) under the 16-byte key k.  A len beyond
- * EQ_SIPHASH_MAX is taken as EQ_SIPHASH_MAX (callers never give one). */
+ * EQ_SIPHASH_MAX is taken as EQ_SIPHASH_MAX (callers never give one).
+ * m must have 7 readable bytes past len rounded down to a word (a BPF
+ * caller's buffer; what is read there is masked off). */
 static inline __attribute__((always_inline)) __u64 eq_siphash24(const __u8 k[EQ_SIPHASH_KEY_LEN],
 							       const __u8 *m, __u32 len)
 {
@@ -57,22 +69,25 @@ static inline __attribute__((always_inline)) __u64 eq_siphash24(const __u8 k[EQ_
 	__u64 v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
 	__u64 v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
 	__u32 words, tail;
-	__u64 w;
+	__u64 w, b = 0;
 
 	if (len > EQ_SIPHASH_MAX)
 		len = EQ_SIPHASH_MAX;
 	words = len / 8;
 	tail = len & 7;
-	for (int i = 0; i < EQ_SIPHASH_MAX / 8; i++) {
-		if ((__u32)i >= words)
+	EQ_SIP_UNROLL
+	for (int i = 0; i <= EQ_SIPHASH_MAX / 8; i++) {
+		if ((__u32)i == words) {
+			b = eq_sip_le(m + 8 * i, tail);
 			break;
+		}
 		w = eq_sip_le(m + 8 * i, 8);
 		v3 ^= w;
 		eq_sip_round(&v0, &v1, &v2, &v3);
 		eq_sip_round(&v0, &v1, &v2, &v3);
 		v0 ^= w;
 	}
-	w = ((__u64)len << 56) | (tail ? eq_sip_le(m + 8 * words, tail) : 0);
+	w = ((__u64)len << 56) | b;
 	v3 ^= w;
 	eq_sip_round(&v0, &v1, &v2, &v3);
 	eq_sip_round(&v0, &v1, &v2, &v3);
