@@ -39,10 +39,15 @@ one_run() {
 	wait "$ip"
 	zeros=$(awk '/sec/ && $3 ~ /-/ { split($3, t, "-"); if (t[1] >= 1.8 && t[1] <= 5.5 &&
 		$7 + 0 == 0) n++ } END { print n + 0 }' "$TB_TMP/ip.log")
-	printf 'agent %s: stalled 0.1 s intervals %2d, goodput %s Mbit/s, agent start %d ms, %s\n' \
-		"$WHO" "$zeros" "$(awk '/sender/ { print $7 }' "$TB_TMP/ip.log")" \
+	# Which: the 0.1 s intervals at 0 (their start, s).
+	at=$(awk '/sec/ && $3 ~ /-/ { split($3, t, "-"); if (t[1] >= 1.8 && t[1] <= 5.5 &&
+		$7 + 0 == 0) printf "%s%s", n++ ? "," : "", t[1] } END { print "" }' "$TB_TMP/ip.log")
+	printf 'agent %s: stalled 0.1 s intervals %2d (at %s s), goodput %s Mbit/s, agent start %d ms, %s, pulls refused %s\n' \
+		"$WHO" "$zeros" "${at:--}" "$(awk '/sender/ { print $7 }' "$TB_TMP/ip.log")" \
 		$(( (t1 - t0) / 1000000 )) \
-		"$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" | grep -o 'receiver silent [0-9]* times' | head -1)"
+		"$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" | grep -o 'receiver silent [0-9]* times' | head -1)" \
+		"$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json |
+		   jq '[.interfaces[0].peers[] | .eqds.bad_pull // 0] | add')"
 	tb_down
 }
 

@@ -220,6 +220,30 @@ static void direct__deliveries_are_pulled_for_and_acked(void **state)
 	fx_free(f);
 }
 
+/* A pull target XDP kept from an earlier tunnel (an agent before a
+ * restart: another pull numbering) is not this one's: the word opens
+ * with the module's own target, so that XDP's deliveries raise it from
+ * there, and the module pulls for what the sender asked, not for every
+ * packet that came. */
+static void direct__a_stale_target_is_not_taken(void **state)
+{
+	struct fx *f = fx_new(1000000000ULL);
+
+	rxmap[PEER].pull_target = 0x40000000;	/* far ahead, from before */
+	agent_data(f, 0, 4);			/* pulls 0..4 asked; the word opens */
+	assert_int_equal(word().parts.flags, EQ_RX_OPEN);
+	assert_int_equal(rxmap[PEER].pull_target, stats(f).pull_target);
+	for (uint32_t i = 1; i <= 20; i++)
+		assert_true(xdp(i, 0, false));	/* fast sends: asking nothing more */
+	for (int k = 0; k < 100; k++) {
+		f->now += 10000;
+		eqds_run(f->e, f->now);
+	}
+	assert_int_equal(stats(f).pull_target, 4);
+	assert_int_equal(f->rec.pulls, 4);	/* what was asked, not 21 */
+	fx_free(f);
+}
+
 /* One look, one frame to the peer.  XDP delivered three packets (one
  * CE-marked) while the agent slept: one PULL grants the pulls for all
  * four packets so far (the SYN's too), and its cumulative ack frees the
@@ -585,6 +609,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(direct__opens_in_order_once_established),
 		cmocka_unit_test(direct__deliveries_are_pulled_for_and_acked),
+		cmocka_unit_test(direct__a_stale_target_is_not_taken),
 		cmocka_unit_test(direct__one_look_one_frame),
 		cmocka_unit_test(direct__the_agent_says_when_to_ring),
 		cmocka_unit_test(direct__the_agent_says_when_it_looks),

@@ -1190,8 +1190,10 @@ static void window__pulls_past_what_was_asked_are_refused(void **state)
 {
 	struct fx *f = fx_new();
 	uint32_t isn = window_fx(f), hi = isn + f->rec.n_data;
-	/* What the queue asked for past pull 100, two BDPs, 16 more. */
-	uint32_t room = f->e->tx[PEER]->told_target - 100 + 2 * BDP / MTU + 16;
+	/* What the queue asked for past pull 100, two BDPs, 16 more, and one
+	 * for each packet in flight. */
+	uint32_t room = f->e->tx[PEER]->told_target - 100 + 2 * BDP / MTU + 16 +
+			f->e->tx[PEER]->infl.n;
 	int64_t credit = stats(f).credit;
 
 	assert_true(f->e->tx[PEER]->told_target - 100 < 16);
@@ -1204,6 +1206,42 @@ static void window__pulls_past_what_was_asked_are_refused(void **state)
 	pull(f, 100 + room, hi);		/* at the edge: taken */
 	assert_int_equal(stats(f).bad_pull, 2);
 	assert_int_equal(stats(f).highest_pull, 100 + room);
+	fx_free(f);
+}
+
+/* Packets sent while the receiver was taken for silent asked for no
+ * pulls; a receiver that was only slow (an agent restarting, starved)
+ * pulls for them when it comes back, hundreds at once.  Those pulls are
+ * taken, as far as what went unasked, and no further; credit stays
+ * capped.  Refused (bench/agent_outage.sh: 60-960 a run), the tunnel got
+ * no credit until its new targets caught up, up to 0.2 s. */
+static void window__pulls_for_what_went_while_silent_are_taken(void **state)
+{
+	struct fx *f = fx_new();
+	uint32_t asked, n, hi;
+	struct tx_tunnel *t;
+
+	window_fx(f);
+	local(f, 40);
+	run_until(f, f->now + 8 * RTO_NS);	/* silent: they went unasked */
+	assert_int_equal(stats(f).peer_silent, 1);
+	t = f->e->tx[PEER];
+	n = t->unasked;
+	assert_true(n >= 40);
+	hi = t->next_seq;			/* every seq sent, acknowledged */
+	asked = after(t->told_target, 100) ? t->told_target - 100 : 0;
+	/* Beyond what was asked, two BDPs, the slack and what went unasked,
+	 * with room to spare: refused. */
+	pull(f, 100 + asked + 4 * tx_bdp(f->e, t) / MTU + 100 + n, hi);
+	assert_int_equal(stats(f).bad_pull, 1);
+	assert_int_equal(stats(f).highest_pull, 100);
+	/* The receiver, back, pulls for what was asked and all that went:
+	 * taken, the credit capped, those pulls answered. */
+	pull(f, 100 + asked + n, hi);
+	assert_int_equal(stats(f).bad_pull, 1);
+	assert_int_equal(stats(f).highest_pull, 100 + asked + n);
+	assert_true(stats(f).credit <= tx_bdp(f->e, t) + MTU);
+	assert_int_equal(f->e->tx[PEER]->unasked, 0);
 	fx_free(f);
 }
 
@@ -1284,6 +1322,7 @@ int main(void)
 		cmocka_unit_test(epoch__syn_packets_stay_in_the_window),
 		cmocka_unit_test(window__ack_past_what_was_sent_is_refused),
 		cmocka_unit_test(window__pulls_past_what_was_asked_are_refused),
+		cmocka_unit_test(window__pulls_for_what_went_while_silent_are_taken),
 		cmocka_unit_test(window__rst_must_echo_a_seq_of_the_epoch),
 		cmocka_unit_test(window__only_packets_in_the_windows_are_taken),
 	};

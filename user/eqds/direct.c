@@ -94,6 +94,15 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 	}
 	w.parts.next = r->q.expected;
 	w.parts.flags = EQ_RX_OPEN;
+	/* XDP keeps the highest pull target of what it delivered, and that
+	 * is only ours from now: one left from an earlier tunnel (an agent
+	 * before a restart, another epoch) is in another pull numbering, and
+	 * taken as ahead of ours it had us pull for every packet that came,
+	 * hundreds past what the sender asked, which it refused as forged
+	 * (bad_pull) and took no credit from until its own targets caught
+	 * up (bench/agent_outage.sh).  While the word is closed XDP delivers
+	 * nothing, so nothing races this store. */
+	__atomic_store_n(&e->rxmap[peer].pull_target, r->pull_target, __ATOMIC_RELAXED);
 	e->rxmap[peer].wake_bytes = e->rx_wake_bytes;
 	__atomic_store_n(&e->rxmap[peer].look_ns, 1, __ATOMIC_SEQ_CST);	/* awake */
 	__atomic_store_n(&e->rxmap[peer].read_bytes, r->seen_bytes, __ATOMIC_RELEASE);

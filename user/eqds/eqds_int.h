@@ -62,6 +62,11 @@ struct tx_tunnel {
 	bool		silent_gap;	/* packets went as delivered while the
 					 * receiver was silent: it may wait for
 					 * some that never came (sender.c) */
+	uint32_t	unasked;	/* packets of this epoch sent while the
+					 * receiver was silent, asking for no
+					 * pulls: a receiver only slow pulls for
+					 * them, and those pulls are not forged
+					 * (sender.c, ctl_in_window()) */
 	uint32_t	lease_seq0;	/* the open lease's first seq */
 	uint32_t	lease_copies;	/* copies of its sends here already */
 	uint32_t	copies_due;	/* sends of closed leases whose copy is not here */
