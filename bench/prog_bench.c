@@ -131,14 +131,9 @@ static bool report(struct figure *f)
 /* Slot PKT_PEER_SLOT keyed (auth.h): every header to or from it signed. */
 static void set_keyed(const struct pkt_maps *m, int keys_fd)
 {
-	struct eq_peer_keys k = { .key = { { 0x5a, 1, 2, 3 } }, .id = { 1 }, .valid = 1 };
-	uint32_t slot = PKT_PEER_SLOT;
-	struct eq_peer p;
+	static const uint8_t key[16] = { 0x5a, 1, 2, 3 };
 
-	if (bpf_map_update_elem(keys_fd, &slot, &k, BPF_ANY) || pkt_get_peer(m, slot, &p))
-		die("set a key", errno);
-	p.flags |= EQ_PEER_KEYED;
-	if (pkt_set_peer(m, slot, &p))
+	if (pkt_set_key(m, keys_fd, key, 1))
 		die("set a key", errno);
 }
 

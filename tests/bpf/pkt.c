@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "pkt.h"
+#include "edgeq/auth.h"
 #include "stats.h"
 
 const uint8_t pkt_mac_src[6] = { 0x02, 0, 0, 0, 0, 0x0a };
@@ -407,6 +408,21 @@ int pkt_get_peer(const struct pkt_maps *m, uint32_t slot, struct eq_peer *p)
 int pkt_set_peer(const struct pkt_maps *m, uint32_t slot, const struct eq_peer *p)
 {
 	return err(bpf_map_update_elem(m->peers, &slot, p, BPF_ANY));
+}
+
+int pkt_set_key(const struct pkt_maps *m, int keys_fd, const uint8_t *key, uint8_t id)
+{
+	struct eq_peer_keys k = { .id = { id }, .valid = 1 };
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_peer p;
+	int ret;
+
+	memcpy(k.key[0], key, sizeof(k.key[0]));
+	if ((ret = err(bpf_map_update_elem(keys_fd, &slot, &k, BPF_ANY))) ||
+	    (ret = pkt_get_peer(m, slot, &p)))
+		return ret;
+	p.flags |= EQ_PEER_KEYED;
+	return pkt_set_peer(m, slot, &p);
 }
 
 int pkt_add_underlay(const struct pkt_maps *m, const struct eq_addr *a, uint32_t slot)

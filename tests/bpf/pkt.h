@@ -147,6 +147,10 @@ int pkt_get_peer(const struct pkt_maps *m, uint32_t slot, struct eq_peer *p);
 int pkt_get_peer_stats(const struct pkt_maps *m, uint32_t slot, struct eq_peer_stats *c);
 int pkt_set_peer(const struct pkt_maps *m, uint32_t slot, const struct eq_peer *p);
 int pkt_add_underlay(const struct pkt_maps *m, const struct eq_addr *a, uint32_t slot);
+/* PKT_PEER_SLOT keyed (edgeq/auth.h): one key, `key` (16 bytes) of id
+ * `id`, in the map keys_fd (the skeleton's eq_keys), and EQ_PEER_KEYED in
+ * its slot.  0 or -errno. */
+int pkt_set_key(const struct pkt_maps *m, int keys_fd, const uint8_t *key, uint8_t id);
 /* eq_stats summed over the possible CPUs. */
 int pkt_read_stats(const struct pkt_maps *m, struct eq_stats *sum);
 /* Number of counters that differ between got and want; each one is

@@ -42,15 +42,7 @@ static const uint8_t OTHER[16] = { 0xee };
 
 static void set_key(const struct pkt_maps *m, int keys_fd, const uint8_t *key, uint8_t id)
 {
-	struct eq_peer_keys k = { .id = { id }, .valid = 1 };
-	struct eq_peer p;
-	uint32_t slot = PKT_PEER_SLOT;
-
-	memcpy(k.key[0], key, 16);
-	assert_int_equal(bpf_map_update_elem(keys_fd, &slot, &k, BPF_ANY), 0);
-	assert_int_equal(pkt_get_peer(m, slot, &p), 0);
-	p.flags |= EQ_PEER_KEYED;
-	assert_int_equal(pkt_set_peer(m, slot, &p), 0);
+	assert_int_equal(pkt_set_key(m, keys_fd, key, id), 0);
 }
 
 static int setup_family(void **state, int family)

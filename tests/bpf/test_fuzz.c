@@ -555,14 +555,9 @@ static void xdp_eqds_on(struct xdp_ingress *skel, const struct pkt_maps *m)
 /* Slot PKT_PEER_SLOT keyed (auth.h): TC signs, XDP checks its DATA. */
 static void keyed(const struct pkt_maps *m, int keys_fd)
 {
-	struct eq_peer_keys k = { .key = { { 7, 7, 7 } }, .id = { 1 }, .valid = 1 };
-	uint32_t slot = PKT_PEER_SLOT;
-	struct eq_peer p;
+	static const uint8_t key[16] = { 7, 7, 7 };
 
-	assert_int_equal(bpf_map_update_elem(keys_fd, &slot, &k, BPF_ANY), 0);
-	assert_int_equal(pkt_get_peer(m, slot, &p), 0);
-	p.flags |= EQ_PEER_KEYED;
-	assert_int_equal(pkt_set_peer(m, slot, &p), 0);
+	assert_int_equal(pkt_set_key(m, keys_fd, key, 1), 0);
 }
 
 static void fuzz_xdp(bool eqds, bool key)
