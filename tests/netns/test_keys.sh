@@ -24,15 +24,20 @@ KEY1=00112233445566778899aabbccddeeff
 KEY2=0f1e2d3c4b5a69788796a5b4c3d2e1f0
 KEY3=deadbeefdeadbeefdeadbeefdeadbeef
 TB_OFFLOADS=default tb_start
+KEY6=6666666666666666aaaaaaaaaaaaaaaa
 in_a ip addr add 10.88.0.1/24 dev "$TB_IFA"
 in_b ip addr add 10.88.0.2/24 dev "$TB_IFB"
+in_a ip addr add fd88::1/64 dev "$TB_IFA" nodad
+in_b ip addr add fd88::2/64 dev "$TB_IFB" nodad
 echo "$KEY1/1" >"$TB_TMP/b.key"
 chmod 600 "$TB_TMP/b.key"
-printf 'local 10.88.0.1\npeer 10.77.0.2/32 via 10.88.0.2 key %s/1\nscheme eqds\nlink_rate 10gbit\n' \
-	"$KEY1" >"$TB_TMP/a.conf"
-printf 'local 10.88.0.2\npeer 10.77.0.1/32 via 10.88.0.1 key @%s\nscheme eqds\nlink_rate 10gbit\n' \
-	"$TB_TMP/b.key" >"$TB_TMP/b.conf"
-check "attach scheme eqds on both with a key (B's from a file)" tb_attach
+# A second peer over an IPv6 underlay, keyed too: its TCP GSO packets
+# carry the segment option first and the AUTH option last.
+printf 'local 10.88.0.1\nlocal fd88::1\npeer 10.77.0.2/32 via 10.88.0.2 key %s/1\npeer fd77::2/128 via fd88::2 key %s/6\nscheme eqds\nlink_rate 10gbit\n' \
+	"$KEY1" "$KEY6" >"$TB_TMP/a.conf"
+printf 'local 10.88.0.2\nlocal fd88::2\npeer 10.77.0.1/32 via 10.88.0.1 key @%s\npeer fd77::1/128 via fd88::1 key %s/6\nscheme eqds\nlink_rate 10gbit\n' \
+	"$TB_TMP/b.key" "$KEY6" >"$TB_TMP/b.conf"
+check "attach scheme eqds on both with keys (B's IPv4 peer's from a file), IPv4 and IPv6 underlays" tb_attach
 
 # auth a|b: the agent's auth_missing + auth_bad and XDP's rx_drop_auth.
 auth() {
@@ -45,7 +50,8 @@ agent() {	# agent a|b FIELD
 	local ns=$TB_A ifc=$TB_IFA
 	[ "$1" = b ] && ns=$TB_B ifc=$TB_IFB
 	"$EDGEQ" --netns "$ns" status "$ifc" --json |
-		jq -r "[.interfaces[0].peers[] | select(.agent) | (.agent.$2 // .eqds.$2)][0] // empty"
+		jq -r "[.interfaces[0].peers[] | select(.agent and (.via | startswith(\"10.88.\"))) |
+			(.agent.$2 // .eqds.$2)][0] // empty"
 }
 rev_transfer_ok() {	# B -> A, SIZE_MB
 	local port=$((30000 + RANDOM % 2000)) lpid
@@ -60,6 +66,8 @@ rev_transfer_ok() {	# B -> A, SIZE_MB
 
 check "A -> B, 8 MB, SHA-256 matches" tcp_transfer_ok 10.77.0.2 8
 check "B -> A, 8 MB, SHA-256 matches" rev_transfer_ok 8
+check "A -> B over the IPv6 underlay (inner IPv6, GSO: segment option and AUTH), 8 MB, SHA-256 matches" \
+	tcp_transfer_ok fd77::2 8
 a0=$(auth a) b0=$(auth b)
 check "nothing dropped for its tag, nothing sent unsigned (A: $a0, B: $b0)" \
 	test "$a0" = "0 0 0 0" -a "$b0" = "0 0 0 0"
