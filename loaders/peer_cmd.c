@@ -187,7 +187,7 @@ static int peer_key(const char *ifname, const char *via, const char *op, const c
 	struct eq_addr a;
 	struct eq_maps m;
 	__u8 kb[EQ_SIPHASH_KEY_LEN], id = 0;
-	char err[300], *end;
+	char err[300];
 	int rc, lock;
 
 	if (eq_addr_parse(via, &a)) {
@@ -199,14 +199,9 @@ static int peer_key(const char *ifname, const char *via, const char *op, const c
 			eq_err("%s", err);
 			return 2;
 		}
-	} else {
-		unsigned long v = strtoul(arg, &end, 10);
-
-		if (!*arg || *end || v > 255) {
-			eq_err("'%s' is not a key id (0-255)", arg);
-			return 2;
-		}
-		id = (__u8)v;
+	} else if (eq_key_id_parse(arg, &id)) {
+		eq_err("'%s' is not a key id (0-255)", arg);
+		return 2;
 	}
 	lock = open_locked(ifname, &m, &c);
 	if (lock < 0)

@@ -62,7 +62,7 @@ struct eq_peer_keys {
 
 static inline __attribute__((always_inline)) int eq_keys_on(const struct eq_peer_keys *k)
 {
-	return k->valid && (k->valid & (1u << (k->tx & 1)));
+	return k->valid & (1u << (k->tx & 1));
 }
 
 /* The key slot whose id is `id`, or -1. */

@@ -44,6 +44,20 @@ static void key_parse__refuses_what_is_not_a_key(void **state)
 			fail_msg("'%s' taken for a key", bad[i]);
 }
 
+static void key_id_parse__0_to_255_only(void **state)
+{
+	const char *bad[] = { "", "256", "-1", "+1", " 1", "1 ", "1x", "0x1" };
+	uint8_t id;
+
+	assert_int_equal(eq_key_id_parse("0", &id), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(eq_key_id_parse("255", &id), 0);
+	assert_int_equal(id, 255);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (eq_key_id_parse(bad[i], &id) != -EINVAL)
+			fail_msg("'%s' taken for a key id", bad[i]);
+}
+
 static void key_arg__from_a_file(void **state)
 {
 	char path[] = "/tmp/eqkeyXXXXXX", arg[64], err[300];
@@ -106,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(key_parse__hex_and_id),
 		cmocka_unit_test(key_parse__refuses_what_is_not_a_key),
+		cmocka_unit_test(key_id_parse__0_to_255_only),
 		cmocka_unit_test(key_arg__from_a_file),
 		cmocka_unit_test(keys__rotation),
 	};

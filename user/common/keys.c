@@ -31,17 +31,20 @@ int eq_key_parse(const char *s, __u8 key[EQ_SIPHASH_KEY_LEN], __u8 *id)
 		key[i] = (__u8)(hi << 4 | lo);
 	}
 	*id = EQ_KEY_ID_DEFAULT;
-	if (slash) {
-		char *end;
-		unsigned long v;
+	return slash ? eq_key_id_parse(slash + 1, id) : 0;
+}
 
-		if (!slash[1] || slash[1] == '-' || slash[1] == '+')
-			return -EINVAL;
-		v = strtoul(slash + 1, &end, 10);
-		if (*end || v > 255)
-			return -EINVAL;
-		*id = (__u8)v;
-	}
+int eq_key_id_parse(const char *s, __u8 *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')	/* no sign, no space, not empty */
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (*end || v > 255)
+		return -EINVAL;
+	*id = (__u8)v;
 	return 0;
 }
 

@@ -13,6 +13,9 @@
 
 #define EQ_KEY_ID_DEFAULT	1
 
+/* A key id, "0" to "255": 0, or -EINVAL. */
+int eq_key_id_parse(const char *s, __u8 *id);
+
 /* "HEX" (32 hex digits, the 16-byte key) or "HEX/ID" (ID 0-255, default
  * EQ_KEY_ID_DEFAULT): 0, or -EINVAL. */
 int eq_key_parse(const char *s, __u8 key[EQ_SIPHASH_KEY_LEN], __u8 *id);
