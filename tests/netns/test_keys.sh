@@ -14,7 +14,9 @@
 #     the new one on both, drop the old), without a restart: the transfer
 #     intact, nothing dropped;
 #   - a host that signs with a key its peer does not have: its packets are
-#     dropped, and the transfer goes when it signs with the shared one again.
+#     dropped, and the transfer goes when it signs with the shared one again;
+#   - `peer add` with keys: a prefix of a keyed peer with no key or the
+#     same, not another; a malformed key refused; a new keyed peer.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -138,6 +140,21 @@ x1=$(auth b)
 check "... B dropped A's packets for their tag ($x0 -> $x1)" test "$x1" != "$x0"
 eq_a peer key 10.88.0.2 sign 2 dev "$TB_IFA" >/dev/null
 check "signing with the shared key again, A -> B, SHA-256 matches" tcp_transfer_ok 10.77.0.2 4
+
+# peer add with keys: a prefix of a keyed peer may name none (it goes
+# with the peer's) or the same, not another; a new peer takes its key.
+check "peer add of a prefix via the keyed peer, no key given: taken" \
+	eq_a peer add 10.77.0.5/32 via 10.88.0.2 dev "$TB_IFA"
+check "... with another key: refused, saying why" \
+	bash -c "! $EDGEQ --netns $TB_A peer add 10.77.0.6/32 via 10.88.0.2 key $KEY3/9 dev $TB_IFA 2>$TB_TMP/err &&
+		 grep -q 'one underlay peer has one key' $TB_TMP/err"
+check "... a malformed key: refused, saying what a key is" \
+	bash -c "! $EDGEQ --netns $TB_A peer add 10.77.0.7/32 via 10.88.0.9 key 1234 dev $TB_IFA 2>$TB_TMP/err &&
+		 grep -q '32 hex digits' $TB_TMP/err"
+check "a new peer added with a key: status says key 4 signs for it" \
+	bash -c "$EDGEQ --netns $TB_A peer add 10.77.0.8/32 via 10.88.0.9 key $KEY3/4 dev $TB_IFA >/dev/null &&
+		 $EDGEQ --netns $TB_A status $TB_IFA --json |
+		 jq -e '[.interfaces[0].peers[] | select(.via == \"10.88.0.9\") | .keys.signs] == [4]' >/dev/null"
 
 tb_stop
 check "detach A" eq_a detach "$TB_IFA"
