@@ -354,6 +354,17 @@ static __always_inline void deliver_direct(struct eq_rx *rx, __u32 *slot, const 
 	 * irq_work, a self-IPI on this CPU (docs/performance.md). */
 	if (!delay_ns || rx->bytes - rx->read_bytes >= rx->wake_bytes) {
 		if (__sync_lock_test_and_set(&rx->dirty, EQ_RX_RUNG) != EQ_RX_RUNG) {
+			/* Unless the agent polls this bulk flow: it looks
+			 * within poll_ns (or is awake) and will see `dirty`,
+			 * which we set before reading look_ns, as it stores
+			 * look_ns before it reads `dirty`. */
+			__u64 look = *(volatile __u64 *)&rx->look_ns;
+			__u32 poll = rx->poll_ns;
+
+			if (poll && look && look <= bpf_ktime_get_ns() + poll) {
+				st->bell_rx_polled++;
+				return;
+			}
 			bpf_ringbuf_output(&eq_bell, slot, sizeof(*slot), 0);
 			st->bell_rx_now++;
 		}

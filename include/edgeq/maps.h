@@ -164,14 +164,15 @@ enum eq_agent_down {
  * with the same settings; TC and XDP read the few they act on. */
 struct eq_tunnel_config {
 	__u32	bdp_bytes;		/* 1 BDP: first-RTT burst and pull target cap */
-	__u32	unused0;		/* unused0 and 1 were EQDS's mode and ASL
-					 * policy (now eq_scheme_settings), kept so
-					 * that older pins read the same */
+	__u32	unused0;		/* was EQDS's mode (now eq_scheme_settings),
+					 * kept so that older pins read the same */
 	__u32	edge_limit;		/* per-destination edge queue, packets */
 	__u32	edge_ecn;		/* CE-mark ECT traffic above this many packets */
 	__u32	reorder_limit;		/* reorder queue per tunnel, packets; 0: what
 					 * the link delivers in 2 ms (128-4096) */
-	__u32	unused1;
+	__u32	rx_poll_ns;		/* a receiving agent polls a bulk flow XDP
+					 * delivers this often, instead of being
+					 * woken for it (rx.h); 0: woken */
 	__u64	reorder_ns;		/* give up on a gap after this long */
 	__u64	rto_ns;			/* retransmission timeout */
 	__u32	drr_quantum;		/* bytes per class per DRR round */
@@ -430,6 +431,8 @@ struct eq_stats {
 	__u64	bell_rx_timer;		/* an ACK timer XDP armed rang it */
 	__u64	bell_tx_held;		/* TC rang it: it held TCP back for credit */
 	__u64	rx_ack_timers;		/* ACK timers XDP armed */
+	__u64	bell_rx_polled;		/* XDP did not ring for enough unread: the
+					 * agent looks within its poll_ns (rx.h) */
 	/* authenticated headers (auth.h) */
 	__u64	tx_err_auth;		/* TC could not sign for a keyed peer */
 	__u64	rx_drop_auth;		/* DATA of a keyed peer without a tag one of

@@ -22,7 +22,9 @@
  * (eq_tunnel_config), and the doorbell rings when it fires, or as soon as
  * `wake_bytes` were delivered unread; no timer when the agent said it
  * would look within the delay anyway (`look_ns`: it is awake, or its next
- * timer is due).  A lone packet (a small RPC) thus
+ * timer is due), and no ring for unread bytes when it looks within
+ * `poll_ns` (it polls a bulk flow instead of being woken for it: each
+ * ring is a self-interrupt on the delivering CPU).  A lone packet (a small RPC) thus
  * reaches its application before either agent stirs, instead of sharing
  * the CPUs with two agent wake-ups and an ACK (docs/eqds.md, "Receiving").
  *
@@ -61,7 +63,10 @@ struct eq_rx {
 	__u32	dirty;		/* EQ_RX_* below: set by XDP, cleared by the agent */
 	__u64	read_bytes;	/* the agent: `bytes` as it last read them */
 	__u32	wake_bytes;	/* the agent: ring at once from this many unread */
-	__u32	pad0;
+	__u32	poll_ns;	/* the agent: it polls a bulk flow this often, so
+				 * that bulk deliveries ring only when it does
+				 * not look within this long (0: they always
+				 * ring) */
 	__u64	look_ns;	/* the agent: it looks at this peer by then (1:
 				 * it is awake; 0: unknown).  Soon enough, and
 				 * XDP arms no timer */

@@ -1355,6 +1355,56 @@ static void direct__no_timer_when_the_agent_looks_soon(void **state)
 	ring_buffer__free(rb);
 }
 
+/* A bulk flow (wake_bytes unread at each delivery) while the agent polls
+ * it: awake, or looking within its poll_ns, it is not rung (counted in
+ * bell_rx_polled) and finds the delivery `dirty`; asleep beyond poll_ns,
+ * or with no poll_ns (it does not poll), it is rung at once as before. */
+static void direct__a_bulk_flow_the_agent_polls_does_not_ring(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb = bell(fx);
+	struct eq_rx r;
+
+	delayed_open(fx, 1);	/* every delivery is a bulk flow's */
+	r = get_rx(fx);
+	r.poll_ns = 50 * 1000;
+	r.look_ns = 1;		/* awake */
+	put_rx(fx, &r);
+	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	/* It read it, and sleeps until its next poll, due within poll_ns. */
+	r = get_rx(fx);
+	r.dirty = EQ_RX_CLEAN;
+	r.read_bytes = r.bytes;
+	r.look_ns = mono_ns() + r.poll_ns / 2;
+	put_rx(fx, &r);
+	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
+	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	/* Then it sleeps for fifty ACK delays: rung. */
+	r = get_rx(fx);
+	r.dirty = EQ_RX_CLEAN;
+	r.read_bytes = r.bytes;
+	r.look_ns = mono_ns() + 50 * (uint64_t)ACK_DELAY_NS;
+	put_rx(fx, &r);
+	assert_int_equal(xdp_data(fx, 1002, 0, 0, 0), XDP_PASS);
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	/* Awake, but not polling (poll_ns 0): rung, as before polling. */
+	r = get_rx(fx);
+	r.dirty = EQ_RX_CLEAN;
+	r.read_bytes = r.bytes;
+	r.look_ns = 1;
+	r.poll_ns = 0;
+	put_rx(fx, &r);
+	assert_int_equal(xdp_data(fx, 1003, 0, 0, 0), XDP_PASS);
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	assert_int_equal(rung, 2);
+	ring_buffer__free(rb);
+	expect_stats(&fx->mxdp, &(struct eq_stats){ .rx_decap = 4, .rx_direct = 4,
+						     .bell_rx_now = 2, .bell_rx_polled = 2 });
+}
+
 /* The agent looked (CLEAN) before the timer fired: the timer stays quiet. */
 static void direct__the_timer_is_quiet_after_the_agent_looked(void **state)
 {
@@ -1462,6 +1512,7 @@ int main(void)
 		T(direct__in_order_goes_up_from_xdp),
 		T(direct__a_small_delivery_rings_after_the_ack_delay),
 		T(direct__enough_unread_rings_at_once),
+		T(direct__a_bulk_flow_the_agent_polls_does_not_ring),
 		T(direct__the_timer_is_quiet_after_the_agent_looked),
 		T(direct__no_timer_when_the_agent_looks_soon),
 		T(direct__anything_else_goes_to_the_agent),

@@ -339,6 +339,48 @@ static void direct__the_agent_says_when_it_looks(void **state)
 	fx_free(f);
 }
 
+/* A bulk flow XDP delivers is polled (cfg.rx_poll_ns, rx.h): the word
+ * opens with poll_ns, so that XDP need not ring while the agent looks
+ * that soon, and a look that found a full-size packet or more asks to
+ * look again within it; one that found nothing new does not, nor does a
+ * module that does not poll. */
+/* The module's next deadline after XDP delivered three full-size packets
+ * at `f->now` + 1 us, once the pulls for them are out. */
+static uint64_t after_bulk(struct fx *f)
+{
+	agent_data(f, 0, 4);
+	for (uint32_t i = 1; i <= 3; i++)
+		assert_true(xdp(i, 0, false));
+	f->now += 1000;
+	f->now = eqds_run(f->e, f->now);	/* the pull pacer's next */
+	return eqds_run(f->e, f->now);
+}
+
+static void direct__a_bulk_flow_is_polled(void **state)
+{
+	struct fx *f = fx_new_delay(10000000000ULL, 300000);	/* wake_bytes: one MTU */
+	uint64_t next;
+
+	f->e->cfg.rx_poll_ns = 50000;
+	next = after_bulk(f);
+	assert_int_equal(rxmap[PEER].poll_ns, 50000);
+	assert_int_equal(next, 1000 + 50000);
+	/* The poll: nothing new came, so none after it. */
+	f->now = next;
+	assert_true(eqds_run(f->e, f->now) > f->now + 50000);
+	/* More comes: polled again. */
+	assert_true(xdp(4, 0, false));
+	f->now += 1000;
+	assert_int_equal(eqds_run(f->e, f->now), f->now + 50000);
+	fx_free(f);
+	/* A module that does not poll leaves it to XDP's doorbell. */
+	f = fx_new_delay(10000000000ULL, 300000);
+	next = after_bulk(f);
+	assert_int_equal(rxmap[PEER].poll_ns, 0);
+	assert_true(next > f->now + 50000);
+	fx_free(f);
+}
+
 /* Out of order through the agent: the word closes at once, XDP delivers
  * nothing while the packet is held, the gap filled drains the queue, and
  * the word opens past it. */
@@ -613,6 +655,7 @@ int main(void)
 		cmocka_unit_test(direct__one_look_one_frame),
 		cmocka_unit_test(direct__the_agent_says_when_to_ring),
 		cmocka_unit_test(direct__the_agent_says_when_it_looks),
+		cmocka_unit_test(direct__a_bulk_flow_is_polled),
 		cmocka_unit_test(direct__held_packets_close_the_word),
 		cmocka_unit_test(direct__opens_only_once_the_agents_deliveries_are_up),
 		cmocka_unit_test(direct__a_count_after_the_close_is_taken),

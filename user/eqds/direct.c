@@ -54,6 +54,11 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 		r->pull_target = target;
 	eqds_rx_asl_update(e, peer);
 	eqds_rx_say(e, peer, r, RX_HELD_ACK | (ce != r->seen_ce ? RX_HELD_ECE : 0));
+	/* A bulk flow's worth since the last look: poll for the next, so
+	 * that XDP need not ring for it.  Less (a slow flow, or the end of
+	 * one), and the next delivery rings again. */
+	r->poll_at = e->cfg.rx_poll_ns && bytes - r->seen_bytes >= e->rx_wake_bytes
+		     ? now + e->cfg.rx_poll_ns : 0;
 	/* XDP rings at once from wake_bytes unread past this (rx.h). */
 	__atomic_store_n(&m->read_bytes, bytes, __ATOMIC_RELEASE);
 	r->seen_pkts = pkts;
@@ -104,6 +109,7 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 	 * nothing, so nothing races this store. */
 	__atomic_store_n(&e->rxmap[peer].pull_target, r->pull_target, __ATOMIC_RELAXED);
 	e->rxmap[peer].wake_bytes = e->rx_wake_bytes;
+	e->rxmap[peer].poll_ns = (uint32_t)e->cfg.rx_poll_ns;
 	__atomic_store_n(&e->rxmap[peer].look_ns, 1, __ATOMIC_SEQ_CST);	/* awake */
 	__atomic_store_n(&e->rxmap[peer].read_bytes, r->seen_bytes, __ATOMIC_RELEASE);
 	__atomic_store_n(&e->rxmap[peer].order.word, w.word, __ATOMIC_RELEASE);

@@ -229,8 +229,12 @@ static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
 			eqds_rx_direct_sync(e, i, r, now);
 		if (!r->q.n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
 			eqds_rx_free(e, i);
-		else if ((d = eqds_rx_timers(e, i, now)) < next)
-			next = d;
+		else {
+			if ((d = eqds_rx_timers(e, i, now)) < next)
+				next = d;
+			if (r->poll_at > now && r->poll_at < next)
+				next = r->poll_at;
+		}
 	}
 	return next;
 }

@@ -74,6 +74,10 @@ struct eqds_cfg {
 					 * the first it has not read (the XDP program
 					 * reads it from eq_config; here only for
 					 * wake_bytes below).  0: at once */
+	uint64_t	rx_poll_ns;	/* while XDP delivers a bulk flow (wake_bytes
+					 * or more between two looks), look again this
+					 * often instead of being woken for it (rx.h).
+					 * 0: woken */
 	enum eqds_asl_policy policy;
 	uint64_t	idle_ns;	/* a tunnel idle this long is freed */
 	bool		no_lend;	/* the bucket only shows TC the edge queue: no

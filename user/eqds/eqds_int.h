@@ -124,6 +124,8 @@ struct rx_tunnel {
 	 * XDP's cumulative counts this tunnel has taken into account. */
 	bool		direct_open;
 	uint64_t	seen_pkts, seen_bytes, seen_ce;
+	uint64_t	poll_at;	/* a bulk flow XDP delivers: look again then
+					 * (cfg.rx_poll_ns), not when it rings */
 	uint8_t		held;		/* RX_HELD_*: said in this run, sent at its end */
 	struct eqds_peer_stats st;
 };

@@ -32,6 +32,7 @@ static void cfg_from(const struct eq_config *c, struct eqds_cfg *e)
 		.drr_quantum = q->drr_quantum ? q->drr_quantum : 3000,
 		.burst_ns = q->burst_ns,
 		.ack_delay_ns = q->ack_delay_ns,
+		.rx_poll_ns = q->rx_poll_ns,
 		.policy = c->schemes.eqds.asl ? EQDS_ASL_WEIGHTED : EQDS_ASL_FIFO,
 		.idle_ns = 10ULL * 1000000000ULL,
 	};
