@@ -20,7 +20,9 @@
 #   5. the agent (bench/agent.sh): datagrams per second through edgeqd
 #      against a minimal AF_XDP forwarder on the same sockets, and the
 #      idle RTT each adds.
-# BENCH_ROUNDS (default 3) and BENCH_SECS (default 5) set the effort.
+# BENCH_ROUNDS (default 3) and BENCH_SECS (default 5) set the effort;
+# BENCH_EQDS_CONF adds config lines to the `scheme eqds` rows (e.g.
+# 'rx_poll_us 0', to measure a setting against its default).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib/netns.sh
@@ -53,7 +55,8 @@ reset_config() {
 eqds_attach() {		# both hosts with scheme eqds
 	local s
 	for s in a b; do
-		{ cat "$TB_TMP/$s.conf"; echo "scheme eqds"; } >"$TB_TMP/$s.eqds.conf"
+		{ cat "$TB_TMP/$s.conf"; echo "scheme eqds"; printf '%b\n' "${BENCH_EQDS_CONF:-}"; } \
+			>"$TB_TMP/$s.eqds.conf"
 	done
 	eq_a attach "$TB_IFA" --config "$TB_TMP/a.eqds.conf" >/dev/null &&
 	eq_b attach "$TB_IFB" --config "$TB_TMP/b.eqds.conf" >/dev/null
