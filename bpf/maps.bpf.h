@@ -118,6 +118,13 @@ struct {
 	__uint(max_entries, 4096);
 } eq_bell SEC(".maps");
 
+/* The fast sends' copies (lease.h); sized by the loader for an agent
+ * that lends (eq_copy_ring_bytes()), a page otherwise. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} eq_copies SEC(".maps");
+
 /* One timer per peer, armed by XDP's first delivery the agent has not
  * read: it rings eq_bell when ack_delay_ns is up (rx.h).  Apart from
  * eq_rx, which is mmapable and so cannot hold a timer. */

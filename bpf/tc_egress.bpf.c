@@ -397,6 +397,28 @@ store_err:
 	return TC_ACT_SHOT;
 }
 
+/* A fast send's copy into eq_copies (lease.h), when it fits a record:
+ * no wake-up, the agent reads them whenever it wakes.  False when it did
+ * not go (too big, the ring full): the clone goes instead. */
+static __always_inline bool copy_to_ring(struct __sk_buff *skb)
+{
+	__u32 len = skb->len;
+	struct eq_copy *c;
+
+	if (len < ETH_HLEN || len > EQ_COPY_FRAME_MAX)
+		return false;
+	c = bpf_ringbuf_reserve(&eq_copies, sizeof(*c), 0);
+	if (!c)
+		return false;
+	c->len = len;
+	if (bpf_skb_load_bytes(skb, 0, c->frame, len)) {
+		bpf_ringbuf_discard(c, BPF_RB_NO_WAKEUP);
+		return false;
+	}
+	bpf_ringbuf_submit(c, BPF_RB_NO_WAKEUP);
+	return true;
+}
+
 SEC("tc")
 int tc_egress(struct __sk_buff *skb)
 {
@@ -445,6 +467,7 @@ int tc_egress(struct __sk_buff *skb)
 			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
 			/* Before encap(): growing the packet clears gso_segs. */
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
+			bool gso = skb->gso_size;
 			__u32 need;
 			int rc = encap(skb, cfg, peer, pv->peer, ps, &in, st, bucket, &fast, &need);
 
@@ -459,7 +482,9 @@ int tc_egress(struct __sk_buff *skb)
 				 * while sending it to the agent instead would leave
 				 * its seq a hole the receiver waits out
 				 * (reorder_timeout). */
-				if (bpf_clone_redirect(skb, cfg->copy_ifindex, 0))
+				if (!gso && (agent & EQ_AGENT_READS_COPIES) && copy_to_ring(skb))
+					st->tx_fast_ring++;
+				else if (bpf_clone_redirect(skb, cfg->copy_ifindex, 0))
 					st->tx_fast_noclone += segs;
 				st->tx_fast += segs;	/* by segment, as the copies come */
 				return TC_ACT_OK;

@@ -28,6 +28,7 @@
 #include "addr.h"
 #include "cmd.h"
 #include "config.h"
+#include "edgeq/lease.h"
 #include "peers.h"
 #include "tc_egress.skel.h"
 #include "xdp_ingress.skel.h"
@@ -305,8 +306,9 @@ static int pin_maps(struct bpf_object *obj, const char *dir)
  * object is loaded.  Every array or hash declared with EQ_MAX_PEERS
  * entries is one slot per peer (maps.bpf.h), and the LPM trie holds the
  * prefixes: a map added later sizes itself by the same declaration (the
- * doorbell's ring, 4096 bytes, is neither).  The other objects reuse
- * these maps and take their sizes with them. */
+ * doorbell's ring, 4096 bytes, is neither).  The ring of the fast sends'
+ * copies holds 20 ms of them where an agent lends, a page otherwise.  The
+ * other objects reuse these maps and take their sizes with them. */
 static int size_maps(struct bpf_object *obj, const struct eq_config *b)
 {
 	struct bpf_map *map;
@@ -321,6 +323,10 @@ static int size_maps(struct bpf_object *obj, const struct eq_config *b)
 			err = bpf_map__set_max_entries(map, eq_max_peers(b));
 		else if (t == BPF_MAP_TYPE_LPM_TRIE)
 			err = bpf_map__set_max_entries(map, eq_max_prefixes(b));
+		else if (!strcmp(bpf_map__name(map), EQ_MAP_COPIES) &&
+			 b->scheme == EQ_SCHEME_EQDS && b->tunnel.fast_path)
+			err = bpf_map__set_max_entries(map, eq_copy_ring_bytes(b->link_rate_bps,
+										b->mtu));
 		if (err)
 			return err;
 	}

@@ -74,6 +74,35 @@ struct eq_credit {
 	__u64	probe;
 };
 
+/* The copies of fast sends (eq_copies, a ring buffer): TC writes a frame
+ * that fits in a record there, with no wake-up, and the agent reads them
+ * whenever it wakes (it reads the copy socket on eqd the same way).  A
+ * clone through the eqc/eqd veth pair, the other way in, costs an skb, a
+ * softirq on the sending CPU, ahead of the packet itself where the wire
+ * is a veth, and the socket's copy; GSO packets and larger frames still
+ * go that way, the kernel segmenting them.  Fixed records: a ring
+ * buffer's reservation is a constant, and 2,048 bytes with its header. */
+#define EQ_MAP_COPIES		"eq_copies"
+#define EQ_COPY_FRAME_MAX	2032
+
+struct eq_copy {
+	__u32	len;		/* of frame: the Ethernet frame as sent */
+	__u32	pad;
+	__u8	frame[EQ_COPY_FRAME_MAX];
+};
+
+/* eq_copies' size for a link rate and MTU: 20 ms of full-size frames,
+ * a power of two from 1 to 16 MiB (what the copy socket holds). */
+static inline __u32 eq_copy_ring_bytes(__u64 link_bps, __u32 mtu)
+{
+	__u64 want = link_bps / 8 / 50 / (mtu + 14 + 24) * (sizeof(struct eq_copy) + 8);
+	__u32 n = 1u << 20;
+
+	while (n < want && n < (1u << 24))
+		n *= 2;
+	return n;
+}
+
 #ifndef EQ_LEASE_INLINE
 #define EQ_LEASE_INLINE static inline __attribute__((always_inline))
 #endif

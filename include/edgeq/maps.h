@@ -328,6 +328,8 @@ struct eq_agent {
 #define EQ_AGENT_READY		0x1
 #define EQ_AGENT_SHOWS_QUEUE	0x2	/* it keeps eq_credit's taken and queued
 					 * up to date: TC may apply backpressure */
+#define EQ_AGENT_READS_COPIES	0x4	/* it reads eq_copies (lease.h): TC may
+					 * put its copies there */
 
 /* eq_agent_peers (array, same index as eq_peers): the agent's per-peer
  * state of the tunnel, whatever its scheme, for `bpftool map dump` and
@@ -437,6 +439,8 @@ struct eq_stats {
 	__u64	tx_err_auth;		/* TC could not sign for a keyed peer */
 	__u64	rx_drop_auth;		/* DATA of a keyed peer without a tag one of
 					 * its keys made: dropped before anything */
+	__u64	tx_fast_ring;		/* fast sends whose copy went through
+					 * eq_copies (lease.h), not the eqc veth */
 };
 
 #endif /* EDGEQ_MAPS_H */

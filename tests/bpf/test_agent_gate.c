@@ -634,6 +634,76 @@ static void fast__copy_made_to_existing_interface(void **state)
 	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 1, .tx_fast = 1 });
 }
 
+/* The copies read from eq_copies, each checked against the frame sent. */
+struct copies_seen {
+	uint8_t		sent[4][PKT_MAX];	/* the frames sent, in order */
+	uint32_t	len[4];
+	unsigned	nsent, n;
+};
+
+static void sent(struct copies_seen *cs, const struct fx *fx)
+{
+	assert_true(cs->nsent < 4);
+	memcpy(cs->sent[cs->nsent], fx->r.out, fx->r.len);
+	cs->len[cs->nsent++] = fx->r.len;
+}
+
+static int copy_seen(void *ctx, void *data, size_t len)
+{
+	struct copies_seen *cs = ctx;
+	const struct eq_copy *c = data;
+
+	assert_int_equal(len, sizeof(*c));
+	assert_true(cs->n < cs->nsent);
+	assert_int_equal(c->len, cs->len[cs->n]);
+	assert_memory_equal(c->frame, cs->sent[cs->n], c->len);
+	cs->n++;
+	return 0;
+}
+
+/* An agent that reads eq_copies (its heartbeat says so) gets the copy of a
+ * fast send there, the frame exactly as it went, instead of a clone to the
+ * copy interface; a full ring sends the clone instead (counted missing
+ * here: 4244 does not exist), and an agent that does not say so gets
+ * clones only. */
+static void fast__the_copy_goes_to_the_ring_the_agent_reads(void **state)
+{
+	struct fx *fx = *state;
+	struct ring_buffer *rb;
+	static struct copies_seen cs;
+	uint32_t zero = 0;
+	struct eq_agent ag = { .heartbeat_ns = mono_ns(), .pid = 1,
+			       .flags = EQ_AGENT_READY | EQ_AGENT_READS_COPIES };
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(fx->tc->maps.eq_agent), &zero, &ag, 0), 0);
+	rb = ring_buffer__new(bpf_map__fd(fx->tc->maps.eq_copies), copy_seen, &cs, NULL);
+	assert_non_null(rb);
+	set_lease(fx, EQ_LEASE_OPEN | 50000, 300, PULL_TARGET);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	expect_fast(fx, 300);
+	sent(&cs, fx);
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	assert_int_equal(cs.n, 1);
+	/* The ring holds one record unread (its 4096 bytes, unsized here,
+	 * are less than two with their headers): the next copy is a clone. */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tc_send(fx), TC_ACT_OK);
+		expect_fast(fx, 301 + i);
+		if (!i)
+			sent(&cs, fx);
+	}
+	assert_int_equal(ring_buffer__consume(rb), 1);
+	/* Not read: clones. */
+	ag.flags = EQ_AGENT_READY;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(fx->tc->maps.eq_agent), &zero, &ag, 0), 0);
+	assert_int_equal(tc_send(fx), TC_ACT_OK);
+	assert_int_equal(ring_buffer__consume(rb), 0);
+	assert_int_equal(cs.n, 2);
+	ring_buffer__free(rb);
+	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 4, .tx_fast = 4, .tx_fast_ring = 2,
+						    .tx_fast_noclone = 2 });
+}
+
 /* Short by one byte: to the agent, the lease shut with bytes and seq kept.
  * Shut holds even when the bytes would cover the next packet. */
 static void fast__short_lease_shuts_and_shut_holds(void **state)
@@ -1486,6 +1556,7 @@ int main(void)
 		T(fast__lease_of_exactly_one_frame),
 		cmocka_unit_test_setup_teardown(fast__copy_made_to_existing_interface,
 						setup_lo_up, teardown_lo_down),
+		T(fast__the_copy_goes_to_the_ring_the_agent_reads),
 		T(fast__short_lease_shuts_and_shut_holds),
 		T(fast__closed_lease_goes_to_agent),
 		T(fast__plain_tcp_skb_is_not_gso),

@@ -86,6 +86,14 @@ af=$(nsenter --net="/run/netns/$TB_A" bpftool map dump pinned "$TB_PIN_A/eq_agen
 nc=$(eq_stat a tx_fast_noclone)
 check "the pings after the first went on A's fast path ($tf), each copy reached A's agent ($af, $nc lost)" \
 	test "${tf:-0}" -ge 6 -a "${af:-0}" = "${tf:-0}" -a "${nc:-1}" = 0
+# Their copies, small frames, went through eq_copies, the ring buffer A's
+# agent reads (not the eqc veth), sized by attach for 20 ms of the link.
+fr=$(eq_stat a tx_fast_ring)
+ringsz=$(nsenter --net="/run/netns/$TB_A" bpftool map show pinned "$TB_PIN_A/eq_copies" -j 2>/dev/null |
+	jq -r '.max_entries // 0')
+check "the pings' copies went through eq_copies ($fr of $tf), a ring of $ringsz bytes (1-16 MiB, a power of two)" \
+	bash -c '[ "${1:-0}" = "${2:-x}" ] && [ "${3:-0}" -ge $((1 << 20)) ] && [ "${3:-0}" -le $((1 << 24)) ] &&
+		 [ $(( ${3:-0} & (${3:-0} - 1) )) = 0 ]' _ "$fr" "$tf" "$ringsz"
 # The lease can be shut at any one instant (an RTO in the VM, whose
 # ACKs can take longer than rto_us, takes it back until the resends are
 # out); the agent lends again once its queue is empty: wait for that.

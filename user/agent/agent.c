@@ -280,9 +280,12 @@ static struct eq_mod *mod_of(struct agent *a, int slot)
 	return md;
 }
 
-static void from_host(void *ctx, uint8_t *f, uint32_t len)
+/* A frame from the host side: a packet TC handed over (host socket), or
+ * the copy of one TC sent (EQ_F_FAST).  `complete`: an inner checksum TC
+ * left to offload is completed here (a copy through eq_copies; one
+ * through the eqc veth had the kernel complete it). */
+static void take_from_host(struct agent *a, const uint8_t *f, uint32_t len, bool complete)
 {
-	struct agent *a = ctx;
 	struct eqf_info fi;
 	struct eq_mod *md;
 	struct eqt_pkt *p;
@@ -308,6 +311,8 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 	memcpy(p->data, f, len);
 	p->len = len;
 	p->l3_off = fi.inner_off;
+	if (complete && eq_l4csum_complete(p->data + fi.inner_off, fi.inner_len))
+		a->cnt.csum_completed++;
 	/* Bare TCP ACKs go with the other class: in the TCP queue they
 	 * would wait behind this host's own bulk data to the same peer (a
 	 * full edge queue is tens of ms at a few hundred Mbit/s), and the
@@ -320,6 +325,28 @@ static void from_host(void *ctx, uint8_t *f, uint32_t len)
 		md->ops->fast_sent(md->s, slot, p, fi.hdr.seq_ack, now_ns());
 	else if (md->ops->from_host(md->s, slot, p, now_ns()))
 		a->cnt.edge_drops++;
+}
+
+static void from_host(void *ctx, uint8_t *f, uint32_t len)
+{
+	take_from_host(ctx, f, len, false);
+}
+
+/* A record of eq_copies (lease.h).  What an agent before left there is
+ * dropped unread: the leases its copies belonged to died with it. */
+static int copy_read(void *ctx, void *data, size_t size)
+{
+	struct agent *a = ctx;
+	const struct eq_copy *c = data;
+
+	if (a->copy_drain)
+		return 0;
+	if (size < sizeof(*c) || c->len > sizeof(c->frame)) {
+		a->cnt.frames_bad++;
+		return 0;
+	}
+	take_from_host(a, c->frame, c->len, true);
+	return 0;
 }
 
 static void from_wire(void *ctx, uint8_t *f, uint32_t len)
@@ -461,7 +488,8 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 	}
 	ag.heartbeat_ns = alive ? now : 0;
 	ag.pid = alive ? (uint32_t)getpid() : 0;
-	ag.flags = alive ? EQ_AGENT_READY | (a->credit ? EQ_AGENT_SHOWS_QUEUE : 0) : 0;
+	ag.flags = alive ? EQ_AGENT_READY | (a->credit ? EQ_AGENT_SHOWS_QUEUE : 0) |
+			   (a->copy_ring ? EQ_AGENT_READS_COPIES : 0) : 0;
 	if (!ag.started_ns && alive)
 		ag.started_ns = now;
 	ag.xsk_mode = a->wire.zero_copy ? 2 : 1;
@@ -508,6 +536,26 @@ static uint32_t copy_frames(const struct agent *a)
 	return (uint32_t)n;
 }
 
+/* eq_copies (lease.h), emptied of what an agent before left: TC puts its
+ * copies there once the heartbeat says we read it (EQ_AGENT_READS_COPIES),
+ * through the copy socket until then, or without it. */
+static void copy_ring_open(struct agent *a)
+{
+	char err[700];
+
+	a->fd_copies = pinned(a->pin_dir, EQ_MAP_COPIES, err, sizeof(err));
+	if (a->fd_copies >= 0)
+		a->copy_ring = ring_buffer__new(a->fd_copies, copy_read, a, NULL);
+	if (!a->copy_ring) {
+		fprintf(stderr, "edgeqd: %s: fast sends' copies through the copy socket only: %s\n",
+			a->ifname, a->fd_copies < 0 ? err : strerror(errno));
+		return;
+	}
+	a->copy_drain = true;
+	ring_buffer__consume(a->copy_ring);
+	a->copy_drain = false;
+}
+
 /* eq_credit, mapped and handed to the module with every lease closed and
  * every count zero (a lease an agent killed before left open dies with
  * it): where the module shows TC its edge queue (backpressure) and, with
@@ -538,6 +586,8 @@ static void credit_open(struct agent *a)
 		fprintf(stderr, "edgeqd: %s: fast path off: %s\n", a->ifname, err);
 		lend = false;
 	}
+	if (lend)
+		copy_ring_open(a);
 	a->credit = m;
 	for (uint32_t i = 0; i < a->npeers; i++) {
 		__atomic_store_n(&a->credit[i].lease.word, 0, __ATOMIC_RELEASE);
@@ -664,7 +714,7 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 
 	memset(a, 0, sizeof(*a));
 	a->fd_config = a->fd_peers = a->fd_xsks = a->fd_agent = a->fd_agent_peers = -1;
-	a->fd_credit = a->fd_rx = a->fd_bell = a->fd_keys = -1;
+	a->fd_credit = a->fd_rx = a->fd_bell = a->fd_keys = a->fd_copies = -1;
 	for (int i = 0; i < EQ_MODS_MAX; i++)
 		a->fd_own[i] = -1;
 	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
@@ -786,6 +836,8 @@ int agent_run(struct agent *a)
 		 * (one that comes later obeys that ACK: fastpath.c).  Copies
 		 * need nothing done at once, so the loop does not wake for
 		 * them; whatever wakes it reads them all first. */
+		if (a->copy_ring)
+			ring_buffer__consume(a->copy_ring);
 		while (a->copies.xsk && eq_xsk_rx(&a->copies, BATCH, from_host, a) == BATCH)
 			;
 		n = eq_xsk_rx(&a->host, BATCH, from_host, a);
@@ -858,6 +910,9 @@ void agent_close(struct agent *a)
 		munmap(a->credit, CREDIT_MAP_LEN);
 	if (a->bell)
 		ring_buffer__free(a->bell);
+	if (a->copy_ring)
+		ring_buffer__free(a->copy_ring);
+	a->copy_ring = NULL;
 	if (a->rx)
 		munmap(a->rx, RX_MAP_LEN);
 	eqt_pool_fini(&a->pool);

@@ -28,7 +28,7 @@ struct agent {
 	char			pin_dir[512];
 	struct eq_config	cfg;
 	int			fd_config, fd_peers, fd_xsks, fd_agent, fd_agent_peers, fd_credit;
-	int			fd_rx, fd_bell, fd_keys;
+	int			fd_rx, fd_bell, fd_keys, fd_copies;
 	struct eq_credit	*credit;	/* eq_credit, mapped: the fast path's leases */
 	const struct eq_peer_keys *keys;	/* eq_keys, mapped: authenticated
 						 * headers (auth.h); NULL: none */
@@ -38,6 +38,8 @@ struct agent {
 	struct eq_xsk		*rxq;		/* the other receive queues' sockets */
 	uint32_t		nrxq;		/* ... how many */
 	struct eq_xsk		copies;		/* fast sends' copies: read, never slept on */
+	struct ring_buffer	*copy_ring;	/* eq_copies: the same, most of them (lease.h) */
+	bool			copy_drain;	/* reading what an agent before left there */
 	uint8_t			wire_mac[6];	/* the attached interface's */
 	struct eqt_pool		pool;
 	struct eq_mods		mods;		/* the schemes' instances (modules.h) */

@@ -17,7 +17,7 @@ const char *const eq_stat_names[] = {
 	"rx_direct", "tx_backpressure", "tx_credit_wait", "rx_agent_down",
 	"rx_drop_seg", "rx_drop_src", "tx_bare_ack",
 	"bell_rx_now", "bell_rx_timer", "bell_tx_held", "rx_ack_timers", "bell_rx_polled",
-	"tx_err_auth", "rx_drop_auth",
+	"tx_err_auth", "rx_drop_auth", "tx_fast_ring",
 };
 const size_t eq_stat_count = sizeof(eq_stat_names) / sizeof(eq_stat_names[0]);
 
