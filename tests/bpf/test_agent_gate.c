@@ -1425,6 +1425,19 @@ static void direct__no_timer_when_the_agent_looks_soon(void **state)
 	ring_buffer__free(rb);
 }
 
+/* The agent read everything (CLEAN, read_bytes caught up), and says it
+ * looks next at look_ns, polling every poll_ns. */
+static void agent_read(struct fx *fx, uint64_t look_ns, uint32_t poll_ns)
+{
+	struct eq_rx r = get_rx(fx);
+
+	r.dirty = EQ_RX_CLEAN;
+	r.read_bytes = r.bytes;
+	r.look_ns = look_ns;
+	r.poll_ns = poll_ns;
+	put_rx(fx, &r);
+}
+
 /* A bulk flow (wake_bytes unread at each delivery) while the agent polls
  * it: awake, or looking within its poll_ns, it is not rung (counted in
  * bell_rx_polled) and finds the delivery `dirty`; asleep beyond poll_ns,
@@ -1433,40 +1446,24 @@ static void direct__a_bulk_flow_the_agent_polls_does_not_ring(void **state)
 {
 	struct fx *fx = *state;
 	struct ring_buffer *rb = bell(fx);
-	struct eq_rx r;
+	const uint32_t poll = 50 * 1000;
 
 	delayed_open(fx, 1);	/* every delivery is a bulk flow's */
-	r = get_rx(fx);
-	r.poll_ns = 50 * 1000;
-	r.look_ns = 1;		/* awake */
-	put_rx(fx, &r);
+	agent_read(fx, 1, poll);	/* awake */
 	assert_int_equal(xdp_data(fx, 1000, 0, 0, 0), XDP_PASS);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
 	assert_int_equal(ring_buffer__consume(rb), 0);
 	/* It read it, and sleeps until its next poll, due within poll_ns. */
-	r = get_rx(fx);
-	r.dirty = EQ_RX_CLEAN;
-	r.read_bytes = r.bytes;
-	r.look_ns = mono_ns() + r.poll_ns / 2;
-	put_rx(fx, &r);
+	agent_read(fx, mono_ns() + poll / 2, poll);
 	assert_int_equal(xdp_data(fx, 1001, 0, 0, 0), XDP_PASS);
 	assert_int_equal(get_rx(fx).dirty, EQ_RX_RUNG);
 	assert_int_equal(ring_buffer__consume(rb), 0);
 	/* Then it sleeps for fifty ACK delays: rung. */
-	r = get_rx(fx);
-	r.dirty = EQ_RX_CLEAN;
-	r.read_bytes = r.bytes;
-	r.look_ns = mono_ns() + 50 * (uint64_t)ACK_DELAY_NS;
-	put_rx(fx, &r);
+	agent_read(fx, mono_ns() + 50 * (uint64_t)ACK_DELAY_NS, poll);
 	assert_int_equal(xdp_data(fx, 1002, 0, 0, 0), XDP_PASS);
 	assert_int_equal(ring_buffer__consume(rb), 1);
 	/* Awake, but not polling (poll_ns 0): rung, as before polling. */
-	r = get_rx(fx);
-	r.dirty = EQ_RX_CLEAN;
-	r.read_bytes = r.bytes;
-	r.look_ns = 1;
-	r.poll_ns = 0;
-	put_rx(fx, &r);
+	agent_read(fx, 1, 0);
 	assert_int_equal(xdp_data(fx, 1003, 0, 0, 0), XDP_PASS);
 	assert_int_equal(ring_buffer__consume(rb), 1);
 	assert_int_equal(rung, 2);
