@@ -19,6 +19,7 @@
 #define EDGEQ_LEASE_H
 
 #include <linux/types.h>
+#include "edgeq/wire.h"
 
 #define EQ_MAP_CREDIT		"eq_credit"
 
@@ -91,11 +92,18 @@ struct eq_copy {
 	__u8	frame[EQ_COPY_FRAME_MAX];
 };
 
-/* eq_copies' size for a link rate and MTU: 20 ms of full-size frames,
- * a power of two from 1 to 16 MiB (what the copy socket holds). */
+/* The copies wait for the agent, which does not wake for them, at most
+ * 20 ms: the full-size frames the link carries in that time, what the
+ * ring and the copy socket each hold. */
+static inline __u64 eq_copy_hold_frames(__u64 link_bps, __u32 mtu)
+{
+	return link_bps / 8 / 50 / (mtu + 14 + EQ_ETH_FRAMING);
+}
+
+/* eq_copies' size: that many records, a power of two from 1 to 16 MiB. */
 static inline __u32 eq_copy_ring_bytes(__u64 link_bps, __u32 mtu)
 {
-	__u64 want = link_bps / 8 / 50 / (mtu + 14 + 24) * (sizeof(struct eq_copy) + 8);
+	__u64 want = eq_copy_hold_frames(link_bps, mtu) * (sizeof(struct eq_copy) + 8);
 	__u32 n = 1u << 20;
 
 	while (n < want && n < (1u << 24))

@@ -519,17 +519,15 @@ static void beat(struct agent *a, uint64_t now, bool alive)
 #define RXQ_FRAMES	1024
 /* The copies of fast sends wait in their socket until the agent wakes
  * for something else (it does not wake for them): 20 ms of them at the
- * link rate, from 2048 to 8192 frames (16 MiB of 2 KiB frames).  With
+ * link rate (eq_copy_hold_frames()), from 2048 to 8192 frames (16 MiB of
+ * 2 KiB frames).  With
  * 2048, an agent that lost its CPU for 8 ms at 2.9 Gbit/s on a veth pair
  * lost 1,242 copies in 4 s; each such fast send, dropped by the veth
  * too, left a hole no resend could fill, and the receiver held
  * everything behind it for reorder_timeout. */
-#define COPY_HOLD_NS	20000000ULL
-
 static uint32_t copy_frames(const struct agent *a)
 {
-	uint64_t want = a->cfg.link_rate_bps / 8 * COPY_HOLD_NS / 1000000000ULL /
-			(a->cfg.mtu + ETH_HLEN + EQ_ETH_FRAMING), n = 2048;
+	uint64_t want = eq_copy_hold_frames(a->cfg.link_rate_bps, a->cfg.mtu), n = 2048;
 
 	while (n < want && n < 8192)
 		n *= 2;
