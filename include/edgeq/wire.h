@@ -71,6 +71,9 @@ enum eq_type {
 #define EQ_F_CSN	0x04	/* SIRD: sender is congested (credit stuck at sender) */
 #define EQ_F_ECE	0x08	/* control packet echoes a CE mark */
 #define EQ_F_RTX	0x10	/* DATA is a retransmission */
+#define EQ_F_HELD	0x10	/* ACK, PULL: its cumulative ack was held by the
+				 * receiver's ACK delay, so its timing is no RTT
+				 * sample (the bit is RTX's: DATA only uses that) */
 #define EQ_F_FAST	0x20	/* DATA sent by the sender's TC on leased credit (lease.h) */
 #define EQ_F_CUM	0x40	/* ACK: cumulative, every seq before `ack` arrived (the
 				 * receiver's XDP delivered them itself: rx.h) */

@@ -401,6 +401,8 @@ static void eq_cfg_parse__eqds_errors(void **state)
 		  NAME ": edge_ecn 30 is above edge_queue 20: nothing would ever be marked");
 	parse_err("local 10.0.0.1\nmtu 9000\nbdp 8000\n",
 		  NAME ": bdp 8000 is below the mtu 9000: not one packet could be pulled");
+	parse_err("local 10.0.0.1\nrto_us 1000\nack_delay_us 501\n",
+		  NAME ": ack_delay_us 501 is above half of rto_us 1000: the peer would resend what is only waiting for a held ACK");
 }
 
 /* ---- settings as data (settings.h) ------------------------------------------ */

@@ -41,6 +41,8 @@ struct rec {
 	uint32_t	pull_no, last_cum;
 	uint32_t	pull_ack;	/* the last PULL's cumulative ack ... */
 	uint8_t		pull_flags;	/* ... and flags */
+	uint8_t		ack_flags;	/* the flags of the last frame with a
+					 * cumulative ack, PULL or ACK */
 	bool		on_the_way;	/* deliveries not yet up the stack */
 };
 
@@ -61,9 +63,11 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		r->pull_no = h->pull;
 		r->pull_ack = h->seq_ack;
 		r->pull_flags = h->flags;
+		r->ack_flags = h->flags;
 	} else if (h->type == EQ_T_ACK && (h->flags & EQ_F_CUM)) {
 		r->cum_acks++;
 		r->last_cum = h->seq_ack;
+		r->ack_flags = h->flags;
 	} else if (h->type == EQ_T_ACK) {
 		r->acks++;
 	}
@@ -138,21 +142,27 @@ static void agent_data(struct fx *f, uint32_t i, uint32_t target)
 	eqds_wire(f->e, PEER, &h, p, f->now);
 }
 
-/* XDP, for DATA seq ISN + i: 1 if it delivered it. */
-static int xdp(uint32_t i, uint32_t target, bool ce)
+/* XDP, for DATA seq ISN + i of `bytes`: 1 if it delivered it. */
+static int xdp_bytes(uint32_t i, uint32_t target, bool ce, uint32_t bytes)
 {
 	struct eq_rx *m = &rxmap[PEER];
 
 	if (!eq_rx_take(&m->order.word, ISN + i))
 		return 0;
 	__sync_fetch_and_add(&m->pkts, 1);
-	__sync_fetch_and_add(&m->bytes, MTU);
+	__sync_fetch_and_add(&m->bytes, bytes);
 	if (ce)
 		__sync_fetch_and_add(&m->ce, 1);
 	if ((int32_t)(target - m->pull_target) > 0)
 		m->pull_target = target;
 	m->dirty = 1;
 	return 1;
+}
+
+/* ... of a full-size packet. */
+static int xdp(uint32_t i, uint32_t target, bool ce)
+{
+	return xdp_bytes(i, target, ce, MTU);
 }
 
 static union eq_rx_word word(void)
@@ -381,6 +391,33 @@ static void direct__a_bulk_flow_is_polled(void **state)
 	fx_free(f);
 }
 
+/* Less than a full-size packet since the last look may have waited the
+ * ACK delay: the frame that acks it says so (EQ_F_HELD), and the sender
+ * takes no RTT sample from it.  A full-size packet rang at once: no
+ * flag; nor without an ACK delay. */
+static void direct__a_late_ack_says_it_was_held(void **state)
+{
+	for (int delay = 0; delay < 2; delay++) {
+		struct fx *f = fx_new_delay(1000000000ULL, delay ? 300000 : 0);
+
+		agent_data(f, 0, 40);
+		f->now += 1000;
+		eqds_run(f->e, f->now);
+		assert_true(word().parts.flags & EQ_RX_OPEN);
+		assert_true(xdp_bytes(1, 40, false, 100));
+		assert_true(xdp_bytes(2, 40, false, 100));
+		f->now += 300000;
+		eqds_run(f->e, f->now);
+		assert_int_equal(f->rec.ack_flags & EQ_F_HELD, delay ? EQ_F_HELD : 0);
+		assert_true(xdp(3, 40, false));
+		f->now += 1000;
+		eqds_run(f->e, f->now);
+		assert_int_equal(f->rec.ack_flags & EQ_F_HELD, 0);
+		assert_int_equal(stats(f).rx_direct, 3);
+		fx_free(f);
+	}
+}
+
 /* Out of order through the agent: the word closes at once, XDP delivers
  * nothing while the packet is held, the gap filled drains the queue, and
  * the word opens past it. */
@@ -603,27 +640,34 @@ static void sctl(struct sfx *f, uint8_t type, uint8_t flags, uint32_t ack, uint3
 	eqds_wire(f->e, PEER, &h, NULL, now);
 }
 
-static void cum_ack__frees_everything_before(void **state)
+/* A sender with six packets sent at 100 us; their first seq. */
+static uint32_t sfx_six_sent(struct sfx *f)
 {
-	struct sfx f = { 0 };
-	struct eqt_io io = { &f.rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
+	static struct eqt_io io;
 	struct eqds_cfg cfg = {
 		.link_bps = 1000000000ULL, .mtu = MTU, .framing = EQ_ETH_FRAMING, .bdp_bytes = 8 * MTU,
 		.edge_limit = 100, .edge_ecn = 30, .reorder_limit = 64, .reorder_ns = 2000000,
 		.rto_ns = 10000000, .drr_quantum = 3000, .idle_ns = 10000000000ULL,
 	};
 	struct eqds_peer_stats st;
-	uint32_t isn;
 
-	assert_int_equal(eqt_pool_init(&f.pool, 1024), 0);
-	f.e = eqds_new(&cfg, &io, &f.pool, 0, 42);
+	io = (struct eqt_io){ &f->rec, rec_send_data, rec_send_ctl, rec_deliver, NULL };
+	assert_int_equal(eqt_pool_init(&f->pool, 1024), 0);
+	f->e = eqds_new(&cfg, &io, &f->pool, 0, 42);
 	for (int i = 0; i < 6; i++)
-		assert_int_equal(eqds_local(f.e, PEER, spkt(&f), 0), 0);
-	eqds_run(f.e, 100000);
-	st = (eqds_peer_stats(f.e, PEER, &st), st);
-	isn = st.tx_epoch;
-	assert_int_equal(f.rec.data, 6);
+		assert_int_equal(eqds_local(f->e, PEER, spkt(f), 0), 0);
+	eqds_run(f->e, 100000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(f->rec.data, 6);
 	assert_int_equal(st.inflight_bytes, 6 * MTU);
+	return st.tx_epoch;
+}
+
+static void cum_ack__frees_everything_before(void **state)
+{
+	struct sfx f = { 0 };
+	struct eqds_peer_stats st;
+	uint32_t isn = sfx_six_sent(&f);
 	/* The receiver's first word, then "everything before isn + 4 came". */
 	sctl(&f, EQ_T_ACK, 0, isn - 1, 0, 200000);
 	sctl(&f, EQ_T_ACK, EQ_F_CUM, isn + 4, 0, 300000);
@@ -646,6 +690,33 @@ static void cum_ack__frees_everything_before(void **state)
 	eqt_pool_fini(&f.pool);
 }
 
+/* A cumulative ACK the receiver held (EQ_F_HELD) frees what it covers
+ * but its timing is no round trip: 5 ms of it would have been the
+ * tunnel's RTT, and the BDP with it.  The next one that was not held is
+ * a sample. */
+static void cum_ack__a_held_one_is_no_rtt_sample(void **state)
+{
+	struct sfx f = { 0 };
+	struct eqds_peer_stats st;
+	uint32_t isn = sfx_six_sent(&f);
+
+	sctl(&f, EQ_T_ACK, EQ_F_CUM | EQ_F_HELD, isn + 3, 0, 5100000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, 3 * MTU);
+	assert_int_equal(st.srtt_us, 0);
+	/* The same as a PULL's cumulative ack. */
+	sctl(&f, EQ_T_PULL, EQ_F_HELD, isn + 4, 1, 5100000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, 2 * MTU);
+	assert_int_equal(st.srtt_us, 0);
+	sctl(&f, EQ_T_ACK, EQ_F_CUM, isn + 6, 0, 300000);
+	eqds_peer_stats(f.e, PEER, &st);
+	assert_int_equal(st.inflight_bytes, 0);
+	assert_int_equal(st.srtt_us, 200);
+	eqds_free(f.e);
+	eqt_pool_fini(&f.pool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +727,7 @@ int main(void)
 		cmocka_unit_test(direct__the_agent_says_when_to_ring),
 		cmocka_unit_test(direct__the_agent_says_when_it_looks),
 		cmocka_unit_test(direct__a_bulk_flow_is_polled),
+		cmocka_unit_test(direct__a_late_ack_says_it_was_held),
 		cmocka_unit_test(direct__held_packets_close_the_word),
 		cmocka_unit_test(direct__opens_only_once_the_agents_deliveries_are_up),
 		cmocka_unit_test(direct__a_count_after_the_close_is_taken),
@@ -664,6 +736,7 @@ int main(void)
 		cmocka_unit_test(pull__several_per_pull_at_high_rates),
 		cmocka_unit_test(pull__control_frames_use_the_budget),
 		cmocka_unit_test(cum_ack__frees_everything_before),
+		cmocka_unit_test(cum_ack__a_held_one_is_no_rtt_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

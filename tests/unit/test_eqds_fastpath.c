@@ -295,6 +295,39 @@ static void fast_send__gives_no_rtt_sample(void **state)
 	fx_free(f);
 }
 
+/* TC's probe (lease.h: one fast send's seq and send time) is what times
+ * a fast path: the ACK that covers it is a sample, and clears it for the
+ * next.  An ACK the receiver held for its ACK delay (EQ_F_HELD) clears it
+ * too, with no sample: 3 ms of delay are no round trip. */
+static void fast_send__the_probe_is_a_sample_unless_held(void **state)
+{
+	struct fx *f = fx_new(false);
+	struct eqt_pkt *p;
+	uint32_t seq;
+	uint64_t srtt;
+
+	establish(f, 0);
+	srtt = f->e->tx[PEER]->rtt.srtt_ns;
+	eqds_lease_sync(f->e, f->now);
+	for (int held = 1; held >= 0; held--) {
+		assert_non_null(p = tc(f, &seq));
+		bucket[PEER].probe = (uint64_t)seq << 32 | (uint32_t)(f->now / 1000);
+		copy(f, p);
+		f->now += held ? 3000000 : 40000;
+		struct eqt_hdr h = { .type = EQ_T_ACK, .flags = EQ_F_CUM | (held ? EQ_F_HELD : 0),
+				      .seq_ack = seq + 1, .pull = PULL0 };
+
+		eqds_wire(f->e, PEER, &h, NULL, f->now);
+		assert_int_equal(stats(f).inflight_bytes, 0);
+		assert_int_equal(bucket[PEER].probe, 0);
+		if (held)
+			assert_int_equal(f->e->tx[PEER]->rtt.srtt_ns, srtt);
+		else	/* 20 us, then 40: 7/8 of one and 1/8 of the other */
+			assert_int_equal(f->e->tx[PEER]->rtt.srtt_ns, 22500);
+	}
+	fx_free(f);
+}
+
 /* The clone can be slower than the round trip (its veth's NAPI runs
  * late on a busy CPU): an ACK or NACK that comes before the copy is
  * remembered, and the copy obeys it when it comes.  Seen on the fabric:
@@ -1469,6 +1502,7 @@ int main(void)
 		cmocka_unit_test(fast_send__ack_or_nack_before_its_copy),
 		cmocka_unit_test(fast_send__nacked_lost_before_its_copy),
 		cmocka_unit_test(fast_send__gives_no_rtt_sample),
+		cmocka_unit_test(fast_send__the_probe_is_a_sample_unless_held),
 		cmocka_unit_test(fast_send__nack_takes_the_lease_back_and_resends),
 		cmocka_unit_test(local__takes_the_lease_back_and_numbers_after_tc),
 		cmocka_unit_test(shut__lease_is_taken_back_by_sync),

@@ -392,6 +392,14 @@ static int validate(struct eq_cfg *cfg, const char *name, char *err, size_t errl
 	if (b->mtu && b->tunnel.bdp_bytes && b->tunnel.bdp_bytes < b->mtu)
 		return fail(err, errlen, name, 0, "bdp %u is below the mtu %u: not one packet could be pulled",
 			    b->tunnel.bdp_bytes, b->mtu);
+	/* The peer waits an RTO for an ACK this host may hold for its ACK
+	 * delay (ACKs that say so are no RTT sample, so nothing stretches
+	 * the RTO by it): with both set alike, half the RTO leaves a round
+	 * trip's room. */
+	if ((uint64_t)b->tunnel.ack_delay_ns * 2 > b->tunnel.rto_ns)
+		return fail(err, errlen, name, 0,
+			    "ack_delay_us %u is above half of rto_us %u: the peer would resend what is only waiting for a held ACK",
+			    b->tunnel.ack_delay_ns / 1000, (unsigned)(b->tunnel.rto_ns / 1000));
 	if (!b->max_prefixes)
 		b->max_prefixes = b->max_peers * EQ_PREFIXES_PER_PEER > EQ_PREFIXES_LIMIT ?
 				  EQ_PREFIXES_LIMIT : b->max_peers * EQ_PREFIXES_PER_PEER;

@@ -53,7 +53,13 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 	if (after(target, r->pull_target))
 		r->pull_target = target;
 	eqds_rx_asl_update(e, peer);
-	eqds_rx_say(e, peer, r, RX_HELD_ACK | (ce != r->seen_ce ? RX_HELD_ECE : 0));
+	/* Less than wake_bytes since the last look, and nothing rang for
+	 * them at once: the newest may have waited up to the ACK delay, and
+	 * the sender must not take the ACK's timing for a round trip. */
+	bool late = e->cfg.ack_delay_ns && bytes - r->seen_bytes < e->rx_wake_bytes;
+
+	eqds_rx_say(e, peer, r, RX_HELD_ACK | (ce != r->seen_ce ? RX_HELD_ECE : 0) |
+				(late ? RX_HELD_LATE : 0));
 	/* A bulk flow's worth since the last look: poll for the next, so
 	 * that XDP need not ring for it.  Less (a slow flow, or the end of
 	 * one), and the next delivery rings again. */

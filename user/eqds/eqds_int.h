@@ -135,6 +135,8 @@ struct rx_tunnel {
 #define RX_HELD_ACK	0x1	/* a cumulative ACK for what XDP delivered */
 #define RX_HELD_PULL	0x2	/* pulls: a PULL, whose ack makes the ACK moot */
 #define RX_HELD_ECE	0x4	/* ... echoing a CE mark */
+#define RX_HELD_LATE	0x8	/* ... late: what it acks may have waited the ACK
+				 * delay (EQ_F_HELD) */
 
 static inline uint64_t tx_backlog_bytes(const struct tx_tunnel *t)
 {
@@ -286,7 +288,7 @@ void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);
 uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t, uint64_t now);
 void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
 void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
-		    uint64_t now);
+			 bool held, uint64_t now);
 /* receiver.c */
 void eqds_rx_init(struct eqds *e);
 void eqds_rx_free(struct eqds *e, uint32_t peer);

@@ -221,9 +221,10 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
  * free, and the ACK that covers that seq gives the sample (a copy's own
  * time is when the agent read it, later).  A probe unanswered for an RTO
  * (lost, trimmed) is dropped, so that a resend's ACK is never taken for
- * it (Karn). */
+ * it (Karn); one the receiver answered late (`held`: EQ_F_HELD) gives
+ * no sample. */
 void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,
-		    uint64_t now)
+			 bool held, uint64_t now)
 {
 	uint64_t probe;
 	uint32_t seq, age_us;
@@ -239,7 +240,8 @@ void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uin
 	}
 	if (cum ? !before(seq, ack) : seq != ack)
 		return;
-	eqds_tx_rtt_sample(e, t, (uint64_t)age_us * 1000);
+	if (!held)	/* answered, but the receiver's ACK delay is in it */
+		eqds_tx_rtt_sample(e, t, (uint64_t)age_us * 1000);
 	__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
 }
 

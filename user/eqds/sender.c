@@ -586,8 +586,9 @@ uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
 /* Everything before `ack` arrived: a PULL's cumulative ack, or an ACK the
  * receiver sends for what its XDP delivered itself (EQ_F_CUM).  The
  * newest packet it frees gives an RTT sample if it went once, from us
- * (Karn; a fast send's copy is read late). */
-static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t now)
+ * (Karn; a fast send's copy is read late), and the receiver did not hold
+ * the ack (`held`: EQ_F_HELD, its ACK delay). */
+static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held, uint64_t now)
 {
 	struct eqt_pkt *p, *newest = NULL;
 
@@ -601,8 +602,8 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, uint64_t 
 	}
 	if (!newest)
 		return;
-	if (newest->seq == ack - 1 && newest->tx_count == 1 && !(newest->flags & EQT_PF_FAST) &&
-	    now > newest->t_ns)
+	if (!held && newest->seq == ack - 1 && newest->tx_count == 1 &&
+	    !(newest->flags & EQT_PF_FAST) && now > newest->t_ns)
 		eqds_tx_rtt_sample(e, t, now - newest->t_ns);
 	eqt_pkt_put(e->pool, newest);
 }
@@ -814,11 +815,12 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	}
 	if (h->type == EQ_T_ACK || h->type == EQ_T_PULL)
 		eqds_tx_probe_acked(e, peer, t, h->seq_ack,
-				    h->type == EQ_T_PULL || (h->flags & EQ_F_CUM), now);
+				    h->type == EQ_T_PULL || (h->flags & EQ_F_CUM), h->flags & EQ_F_HELD,
+				    now);
 	switch (h->type) {
 	case EQ_T_ACK:
 		if (h->flags & EQ_F_CUM) {
-			cum_ack(e, t, h->seq_ack, now);
+			cum_ack(e, t, h->seq_ack, h->flags & EQ_F_HELD, now);
 			break;
 		}
 		if ((p = eqt_infl_take(&t->infl, h->seq_ack))) {
@@ -842,7 +844,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		break;
 	case EQ_T_PULL:
 		/* The cumulative ack repairs lost ACKs. */
-		cum_ack(e, t, h->seq_ack, now);
+		cum_ack(e, t, h->seq_ack, h->flags & EQ_F_HELD, now);
 		break;
 	}
 	t->last_use_ns = now;
