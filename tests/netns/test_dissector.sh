@@ -88,6 +88,8 @@ frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0 5 4 7 1 1 0 0)$(ip4 0 1 6 10.1
 NMAL=${#frames[@]}	# the malformed ones end here; valid ones again after
 # 17: a PULL from a keyed peer: the AUTH option (key id 3, a tag), hdr_len 8.
 frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 2 0 8 0 9 0x42 1023 17 0 060c03000011223344556677)")")
+# 18: a cumulative ACK the receiver held for its ACK delay (CUM|HELD: 0x50).
+frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 3 0x50 5 0 9 0x42 2048 18 0)")")
 NFRAMES=${#frames[@]}
 
 # --- the pcap (big-endian: magic a1b2c3d4, Ethernet) ----------------------
@@ -121,7 +123,7 @@ else
 fi
 
 FIELDS=(frame.number frame.protocols edgeq.version edgeq.type edgeq.flags edgeq.flags.syn
-	edgeq.flags.rtx edgeq.flags.fast edgeq.flags.trimmed edgeq.hdr_len edgeq.hdr_len.bytes edgeq.proto
+	edgeq.flags.rtx edgeq.flags.held edgeq.flags.fast edgeq.flags.trimmed edgeq.hdr_len edgeq.hdr_len.bytes edgeq.proto
 	edgeq.sender_id edgeq.path_id udp.srcport edgeq.seq edgeq.seq.rx edgeq.pull_target
 	edgeq.frame_len edgeq.limit edgeq.ack edgeq.pull_no edgeq.busy_ns ip.src ip.dst ipv6.src tcp.dstport
 	udp.dstport icmp.type edgeq.opt.kind edgeq.opt.len edgeq.opt.tstamp.tx
@@ -156,7 +158,7 @@ expect() {
 expect 1 "IPv4 DATA, inner IPv4 TCP" \
 	frame.protocols=eth:ethertype:ip:udp:edgeq:ip:tcp \
 	edgeq.version=1 edgeq.type=0 edgeq.flags=0x01 edgeq.flags.syn=1 edgeq.flags.rtx=0 \
-	edgeq.flags.fast=0 \
+	edgeq.flags.held= edgeq.flags.fast=0 \
 	edgeq.hdr_len=5 edgeq.hdr_len.bytes=20 edgeq.proto=4 edgeq.sender_id=7 \
 	edgeq.path_id=4660 udp.srcport=53812 edgeq.seq=1024 edgeq.seq.rx=1024 \
 	edgeq.pull_target=30 edgeq.frame_len=0 edgeq.limit= edgeq.ack= \
@@ -192,6 +194,9 @@ expect 17 "PULL with the AUTH option" \
 	frame.protocols=eth:ethertype:ip:udp:edgeq edgeq.type=2 edgeq.hdr_len=8 \
 	edgeq.opt.kind=6 edgeq.opt.len=12 edgeq.opt.auth.key_id=3 \
 	edgeq.opt.auth.tag=0011223344556677
+expect 18 "cumulative ACK, held (0x10 is HELD on control packets, not RTX)" \
+	edgeq.type=3 edgeq.flags=0x50 edgeq.flags.held=1 edgeq.flags.rtx= edgeq.ack=2048 \
+	edgeq.pull_no=18
 
 # Expert errors: exactly the malformed frames, by either filter.
 errs() { "${TS[@]}" -r "$PCAP" -Y "$1" -T fields -e frame.number 2>/dev/null | tr '\n' ' '; }

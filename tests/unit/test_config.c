@@ -279,7 +279,7 @@ static void eq_cfg_parse__eqds_defaults(void **state)
 	assert_int_equal(cfg.bpf.tunnel.reorder_ns, 12000000ULL);
 	assert_int_equal(cfg.bpf.tunnel.loss_ns, 500000ULL);
 	assert_int_equal(cfg.bpf.tunnel.burst_ns, 150000ULL);
-	assert_int_equal(cfg.bpf.tunnel.ack_delay_ns, 300000U);
+	assert_int_equal(cfg.bpf.tunnel.ack_delay_ns, 2000000U);
 	assert_int_equal(cfg.bpf.tunnel.rto_ns, 10000000ULL);
 	assert_int_equal(cfg.bpf.schemes.eqds.asl, 0);
 	assert_int_equal(cfg.bpf.tunnel.drr_quantum, 3000);

@@ -68,6 +68,9 @@ local pf = {
 				      "Control packet echoes a CE mark"),
 	f_rtx       = ProtoField.bool("edgeq.flags.rtx", "RTX", 8, nil, F_RTX,
 				      "DATA is a retransmission"),
+	f_held      = ProtoField.bool("edgeq.flags.held", "HELD", 8, nil, F_RTX,
+				      "ACK, PULL: the ack was held by the receiver's ACK delay: "
+				      .. "no RTT sample"),
 	f_fast      = ProtoField.bool("edgeq.flags.fast", "FAST", 8, nil, F_FAST,
 				      "DATA sent by the sender's TC on credit its agent lent it"),
 	f_cum       = ProtoField.bool("edgeq.flags.cum", "CUM", 8, nil, F_CUM,
@@ -185,10 +188,13 @@ local function outer_ipv4_id(tvb)
 	return best_id
 end
 
-local function flags_string(flags)
+-- 0x10 is RTX on DATA and HELD on control packets (docs/wire.md 2.3).
+local function flags_string(flags, data)
 	local t = {}
 	for _, f in ipairs(flag_names) do
-		if bit.band(flags, f[1]) ~= 0 then t[#t + 1] = f[2] end
+		if bit.band(flags, f[1]) ~= 0 then
+			t[#t + 1] = (f[1] == F_RTX and not data) and "HELD" or f[2]
+		end
 	end
 	return table.concat(t, ",")
 end
@@ -437,13 +443,13 @@ function edgeq.dissector(tvb, pinfo, root)
 	-- Common header.
 	local flags = tvb(1, 1):uint()
 	local ftree = tree:add(pf.flags, tvb(1, 1))
-	local fstr = flags_string(flags)
+	local fstr = flags_string(flags, data_body[typ])
 	if fstr ~= "" then ftree:append_text(" (" .. fstr .. ")") end
 	ftree:add(pf.f_syn, tvb(1, 1))
 	ftree:add(pf.f_trimmed, tvb(1, 1))
 	ftree:add(pf.f_csn, tvb(1, 1))
 	ftree:add(pf.f_ece, tvb(1, 1))
-	ftree:add(pf.f_rtx, tvb(1, 1))
+	ftree:add(data_body[typ] and pf.f_rtx or pf.f_held, tvb(1, 1))
 	ftree:add(pf.f_fast, tvb(1, 1))
 	ftree:add(pf.f_cum, tvb(1, 1))
 	ftree:add(pf.f_lost, tvb(1, 1))

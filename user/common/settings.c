@@ -55,7 +55,7 @@ const struct eq_setting eq_tunnel_settings[] = {
 	UINT("rto_us", 10, 10000000, "microseconds", US, 10000 * US, tunnel.rto_ns),
 	UINT("drr_quantum", 64, 1048576, "bytes", 1, 3000, tunnel.drr_quantum),
 	UINT("pacer_burst_us", 10, 100000, "microseconds", US, 150 * US, tunnel.burst_ns),
-	UINT("ack_delay_us", 0, 10000, "microseconds", US, 300 * US, tunnel.ack_delay_ns),
+	UINT("ack_delay_us", 0, 10000, "microseconds", US, 2000 * US, tunnel.ack_delay_ns),
 	UINT("rx_poll_us", 0, 10000, "microseconds", US, 50 * US, tunnel.rx_poll_ns),
 	WORDS("fast_path", NULL, on_off, 1, tunnel.fast_path),
 	WORDS("direct_rx", NULL, on_off, 1, tunnel.direct_rx),
