@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * REPS (reps.h; docs/smartt.md, "REPS").
+ */
+#include <errno.h>
+#include "reps.h"
+
+int smartt_reps_init(struct smartt_reps *r, uint32_t n, uint64_t bdp)
+{
+	if (!n || n > SMARTT_REPS_MAX)
+		return -EINVAL;
+	*r = (struct smartt_reps){ .n = n, .explore_bytes = bdp };
+	return 0;
+}
+
+void smartt_reps_restart(struct smartt_reps *r)
+{
+	r->sent = 0;
+	r->tried = 0;
+	r->have_cached = false;
+}
+
+static uint32_t fresh(struct smartt_reps *r)
+{
+	uint32_t e = r->next;
+
+	r->next = r->next + 1 < r->n ? r->next + 1 : 0;
+	if (r->tried < r->n)
+		r->tried++;
+	return e;
+}
+
+uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
+{
+	bool explore = r->sent < r->explore_bytes && r->tried < r->n;
+	uint32_t e;
+
+	r->sent += bytes;
+	/* Exploring, or nothing came back clean yet: every packet a path
+	 * of its own.  (The paper reuses its cache slot, 0 at the start,
+	 * once the first BDP is out: a path it never heard from.) */
+	if (explore || !r->have_cached)
+		e = fresh(r);
+	else
+		e = r->cached;
+	return e;
+}
+
+void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
+{
+	if (ecn || entropy >= r->n) {
+		/* Marked: that path is congested; the next send takes a fresh
+		 * one.  (An entropy we never use is a peer's mistake.) */
+		r->cached = fresh(r);
+	} else {
+		r->cached = entropy;
+	}
+	r->have_cached = true;
+}
+
+void smartt_reps_on_loss(struct smartt_reps *r)
+{
+	if (r->have_cached)
+		r->cached = fresh(r);
+}
