@@ -50,6 +50,8 @@ struct smartt_settings {
 	uint32_t	max_cwnd;	/* window cap in BDPs (1.25; Alg. 1 says 1.0) */
 	uint32_t	ref_bdp;	/* gamma = bdp / this, in bytes (150,000: the
 					 * paper's 100 Gbit/s and 12 us) */
+	uint32_t	trim_bytes;	/* what a trim or a timeout adds to
+					 * QuickAdapt's "acked" (64: htsim's) */
 	bool		trimming;	/* the fabric trims; else timeouts, md x 2 */
 };
 
@@ -59,7 +61,7 @@ struct smartt_params {
 	uint64_t	bdp;		/* bytes */
 	uint64_t	brtt_ns, trtt_ns, fast_ns;	/* base, target, "at the base" */
 	uint32_t	fd, md, fi, mi;	/* Q16, fi and mi times gamma */
-	uint32_t	qa_scale, fast_mtus, wtd_alpha, wtd_thresh;
+	uint32_t	qa_scale, fast_mtus, wtd_alpha, wtd_thresh, trim_bytes;
 	uint64_t	max_q, min_q;	/* window bounds, Q16 bytes */
 };
 
