@@ -530,7 +530,7 @@ static void direct__an_rts_of_a_new_epoch_moves_the_word(void **state)
 
 	agent_data(f, 0, 4);
 	assert_true(xdp(1, 0, false));
-	isn2 = epoch_after(stats(f).rx_expected);	/* where the next epoch starts */
+	isn2 = eqt_epoch_after(stats(f).rx_expected);	/* where the next epoch starts */
 	rts.seq_ack = isn2;
 	eqds_wire(f->e, PEER, &rts, NULL, f->now);
 	assert_int_equal(stats(f).rx_expected, isn2);

@@ -504,7 +504,7 @@ static void asl__bad_weights_refused(void **state)
  * one, and an older one still gets its RST. */
 static void epoch__a_syn_burst_of_more_than_1024(void **state)
 {
-	const uint32_t n = 3000, lost = 1500, later = epoch_after(ISN + n) - ISN;
+	const uint32_t n = 3000, lost = 1500, later = eqt_epoch_after(ISN + n) - ISN;
 
 	for (int lose = 0; lose <= 1; lose++) {
 		struct fx *f = fx_new(4096, EQDS_ASL_FIFO);
@@ -778,7 +778,7 @@ static void window__data_far_from_the_next_seq_is_refused(void **state)
  * an RST the peer alone takes (it echoes the SYN's seq), and changes
  * nothing: far ahead, and 6 Mi ahead, which a random start of 4-8 Mi
  * took for a new epoch (one forged packet in 300 moved a tunnel, and its
- * data went up out of order).  One where the next starts (epoch_after()
+ * data went up out of order).  One where the next starts (eqt_epoch_after()
  * of our next in order) is a new epoch, as before. */
 static void window__syn_of_a_far_epoch_is_answered_not_taken(void **state)
 {
@@ -798,7 +798,7 @@ static void window__syn_of_a_far_epoch_is_answered_not_taken(void **state)
 	}
 	data(f, 1, 2, 3000);
 	assert_delivered_in_order(&f->rec, 0, 3);
-	near = epoch_after(ISN + 3) - ISN;
+	near = eqt_epoch_after(ISN + 3) - ISN;
 	data_as(f, 1, near, EQ_T_DATA, EQ_F_SYN, 4000);
 	assert_int_equal(stats(f, 1).rx_bad_epoch, 3);
 	assert_int_equal(stats(f, 1).rx_expected, ISN + near + 1);

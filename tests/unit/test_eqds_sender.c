@@ -531,7 +531,7 @@ static void silent_then_hole(bool backlog)
 	assert_int_equal(st.peer_silent, 1);
 	isn = f->rec.data_seq[0];
 	hole = isn + 3;				/* three arrived, the fourth not */
-	want = ((hole >> EPOCH_SHIFT) + EPOCH_GAP) << EPOCH_SHIFT;	/* epoch_after(hole) */
+	want = ((hole >> EQT_EPOCH_SHIFT) + EQT_EPOCH_GAP) << EQT_EPOCH_SHIFT;	/* eqt_epoch_after(hole) */
 	if (backlog)
 		local(f, 60);			/* more than the pacer's bucket: a queue */
 	sent = f->rec.n_data;
@@ -1045,7 +1045,7 @@ static void infl__a_resend_far_behind_the_rest(void **state)
 /* ---- epochs ---- */
 
 /* A new epoch starts past every seq the last one used, and past the SYN
- * window of the receiver's (EPOCH_SYN_SEQS): an epoch lives as long as its
+ * window of the receiver's (EQT_EPOCH_SYN_SEQS): an epoch lives as long as its
  * tunnel and may use any number of seqs.  New epochs were stepped from the
  * old ISN by at most 8191 epochs of 1024 (8.4 million seqs): one that had
  * used more started among the seqs of the last, after an RST and after a
@@ -1068,7 +1068,7 @@ static void epoch__a_new_one_starts_past_every_seq_the_last_used(void **state)
 	rst(f, 0, last);			/* the receiver lost its state */
 	isn2 = stats(f).tx_epoch;
 	assert_int_equal(isn2 & 0x3ff, 0);
-	assert_true((int32_t)(isn2 - last) > (int32_t)EPOCH_SYN_SEQS);
+	assert_true((int32_t)(isn2 - last) > (int32_t)EQT_EPOCH_SYN_SEQS);
 	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn2);	/* resent, renumbered */
 	ack(f, isn2, 200);
 	assert_int_equal(stats(f).inflight_bytes, 0);
@@ -1078,14 +1078,14 @@ static void epoch__a_new_one_starts_past_every_seq_the_last_used(void **state)
 	local(f, 1);
 	isn3 = stats(f).tx_epoch;
 	assert_int_equal(isn3 & 0x3ff, 0);
-	assert_true((int32_t)(isn3 - (isn2 + 9000000)) > (int32_t)EPOCH_SYN_SEQS);
+	assert_true((int32_t)(isn3 - (isn2 + 9000000)) > (int32_t)EQT_EPOCH_SYN_SEQS);
 	fx_free(f);
 }
 
 /* An agent that restarted numbers its tunnel from a random ISN, and a
  * receiver that kept its state refuses a SYN that is not where it expects
  * the next epoch with an RST giving its next seq.  The next epoch starts
- * exactly where the receiver expects it, epoch_after() that seq, however
+ * exactly where the receiver expects it, eqt_epoch_after() that seq, however
  * far behind us it lies (a few packets in flight, or anywhere after a
  * restart): counted from our own next seq, it lay as far away again, was
  * refused again, and the tunnel went from RST to RST for ever. */
@@ -1105,8 +1105,8 @@ static void epoch__after_a_restart_the_next_starts_within_the_receivers_reach(vo
 		isn2 = stats(f).tx_epoch;
 		assert_int_equal(stats(f).rsts, 1);
 		assert_int_equal(isn2 & 0x3ff, 0);
-		assert_true(isn2 - floor > 3 * EPOCH_SYN_SEQS);
-		assert_int_equal(isn2, epoch_after(floor));
+		assert_true(isn2 - floor > 3 * EQT_EPOCH_SYN_SEQS);
+		assert_int_equal(isn2, eqt_epoch_after(floor));
 		run_until(f, f->now + 1000000);
 		assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn2);
 		fx_free(f);
@@ -1127,16 +1127,16 @@ static void epoch__syn_packets_stay_in_the_window(void **state)
 	run_until(f, 1000000);
 	isn = f->rec.data_seq[0];
 	t = f->e->tx[PEER];
-	t->next_seq = isn + EPOCH_SYN_SEQS - 1;
+	t->next_seq = isn + EQT_EPOCH_SYN_SEQS - 1;
 	local(f, 2);
 	run_until(f, f->now + 100000);
 	assert_int_equal(f->rec.n_data, 2);
-	assert_int_equal(f->rec.data_seq[1], isn + EPOCH_SYN_SEQS - 1);
+	assert_int_equal(f->rec.data_seq[1], isn + EQT_EPOCH_SYN_SEQS - 1);
 	assert_int_equal(stats(f).tx_state, EQDS_TX_SYN_SENT);
 	ack(f, isn, 100);			/* the answer: established */
 	run_until(f, f->now + 100000);
 	assert_int_equal(f->rec.n_data, 3);
-	assert_int_equal(f->rec.data_seq[2], isn + EPOCH_SYN_SEQS);
+	assert_int_equal(f->rec.data_seq[2], isn + EQT_EPOCH_SYN_SEQS);
 	fx_free(f);
 }
 

@@ -9,33 +9,13 @@
 #include "rtt.h"
 #include "infl.h"
 #include "reorder.h"
+#include "epoch.h"
 
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
 #define PULL_BATCH_NS	16000	/* a PULL grants what the link drains in this */
 #define PULL_LATE_NS	1000000	/* the lateness a lone sender's pulls make up
 				 * (receiver.c, pull_burst()) */
-#define EPOCH_SHIFT	10	/* the first seq of an epoch has 10 low zero bits */
-/* An epoch's SYN packets lie in [isn, isn + EPOCH_SYN_SEQS): the sender
- * numbers no new SYN packet beyond (it waits for the receiver's answer),
- * the receiver takes a SYN packet in that window as the current epoch's,
- * and a new epoch starts more than that past every seq of the last one. */
-#define EPOCH_SYN_SEQS	(1u << 20)
-/* Where a new epoch starts: EPOCH_GAP epochs (4 Mi seqs, past the old
- * epoch's SYN window) on from the epoch of `base`, the last seq the
- * sender's tunnels used or, after an RST, the receiver's next in order
- * (sender.c, new_epoch()).  Nothing random: a receiver that kept its
- * state knows where its peer's next epoch starts, to within what the
- * tunnel can have had in flight, and takes a SYN only there
- * (receiver.c, epoch_expected()).  A forger off the path must hit that
- * window, 35 Ki of the 4 Gi seqs at 10 Gbit/s, where 4-8 Mi of
- * random start let one packet in 300 move a tunnel to its epoch. */
-#define EPOCH_GAP	4096u
-
-static inline uint32_t epoch_after(uint32_t base)
-{
-	return ((base >> EPOCH_SHIFT) + EPOCH_GAP) << EPOCH_SHIFT;
-}
 /* Acks a control packet may carry below the sender's cumulative ack (a
  * late ACK, a PULL overtaken by a later one), and seqs a DATA packet may
  * lie past the receiver's next in order beyond its reorder queue and two

@@ -203,15 +203,6 @@ static uint32_t rx_window(const struct eqds *e, const struct rx_tunnel *r)
 	return r->q.lim + 2 * (uint32_t)(rx_bdp_cap(e) / e->cfg.mtu) + ACK_SLACK_SEQS;
 }
 
-/* Whether a SYN's seq lies where the peer's next epoch starts: its ISN
- * is epoch_after() of the peer's last seq, which lies at most the window
- * past our next in order, and its SYN packets run on from the ISN by what
- * a first round trip can send, within the window again. */
-static bool epoch_expected(const struct eqds *e, const struct rx_tunnel *r, uint32_t seq)
-{
-	return seq - epoch_after(r->q.expected) < 2 * rx_window(e, r) + (1u << EPOCH_SHIFT);
-}
-
 /* The reorder queue's callbacks: a packet goes up to the host (the agent
  * frees nothing: the module does, after the call); a seq was lost on the
  * way, missing while later ones came: it is NACKed at once, with
@@ -242,8 +233,8 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		    uint64_t now)
 {
 	struct rx_tunnel *r = rx_get(e, peer, now);
-	uint32_t seq = h->seq_ack, isn = seq & ~((1u << EPOCH_SHIFT) - 1);
-	bool syn = h->flags & EQ_F_SYN, cur;
+	uint32_t seq = h->seq_ack;
+	bool syn = h->flags & EQ_F_SYN;
 
 	if (!r) {
 		if (p)
@@ -256,14 +247,10 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	 * (direct.c).  Opened again below once nothing is held. */
 	if (p)
 		eqds_rx_direct_close(e, peer, r, now);
-	/* A SYN packet is the current epoch's while its seq lies in the
-	 * epoch's SYN window: a first-RTT burst may be longer than the 1024
-	 * seqs the ISN's zero bits span, and seq & ~1023 alone would take its
-	 * later packets for a new epoch.  Past the window and past what
-	 * arrived (a new epoch starts beyond every seq of the last one),
-	 * it is a new epoch; before, an older one (sender.c, new_epoch()). */
-	cur = r->est && seq - r->isn < EPOCH_SYN_SEQS;
-	if (syn && !cur && r->est && !before(seq, r->q.expected) && !epoch_expected(e, r, seq)) {
+	switch (eqt_rx_admit(r->est, r->isn, r->q.expected, rx_window(e, r), seq, syn)) {
+	case EQT_ADMIT:
+		break;
+	case EQT_REFUSE_BAD_EPOCH:
 		/* Not where the peer's next epoch starts: not the peer's, or
 		 * a peer that restarted with a number of its own.  It is told
 		 * where to start (an RST only that peer takes: it echoes its
@@ -274,8 +261,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 			eqt_pkt_put(e->pool, p);
 		eqds_rx_direct_open(e, peer, r);	/* as it was: nothing changed */
 		return false;
-	}
-	if (syn && !cur && (!r->est || !before(seq, r->q.expected))) {
+	case EQT_ADMIT_NEW_EPOCH:
 		/* Zero-RTT setup, or the sender started a new epoch: what is
 		 * held of the old one goes up now, gaps and all.  XDP's order
 		 * word is closed first, whatever brought the SYN: an RTS has
@@ -283,17 +269,18 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * the old epoch's, would come back at the next look
 		 * (direct.c) and refuse the new epoch's DATA as out of window. */
 		eqds_rx_direct_close(e, peer, r, now);
-		eqt_reorder_restart(&r->q, &e->rio, peer, isn, now);
+		eqt_reorder_restart(&r->q, &e->rio, peer, eqt_epoch_of(seq), now);
 		r->est = true;
-		r->isn = isn;
-	} else if (syn && !cur) {
+		r->isn = eqt_epoch_of(seq);
+		break;
+	case EQT_REFUSE_OLD_EPOCH:
 		/* An older epoch: tell the sender where we are, so that its
 		 * next epoch starts past it. */
 		send_rst(e, peer, r->q.expected, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return false;
-	} else if (!r->est) {
+	case EQT_ADMIT_NO_STATE:
 		/* Data of a tunnel we have no state for (we flushed or
 		 * restarted): the sender must start a new epoch.  Until it
 		 * does, DATA goes up as XDP delivered it while we were down,
@@ -307,8 +294,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 			eqt_pkt_put(e->pool, p);
 		}
 		return false;
-	} else if (seq - r->q.expected >= rx_window(e, r) &&
-		   r->q.expected - seq >= rx_window(e, r)) {
+	case EQT_REFUSE_WINDOW:
 		/* Neither ahead of the next in order nor behind it by what
 		 * the tunnel can have in flight: dropped, unanswered. */
 		r->st.rx_bad_seq++;

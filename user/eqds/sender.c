@@ -19,26 +19,16 @@
  * gives one, counted from `floor`, the receiver's next in order (0: it
  * has no state).  The step is counted from that seq, not from the old
  * ISN: an epoch lives as long as its tunnel and may use any number of
- * seqs.  It is EPOCH_GAP epochs of 1024 on, so the new ISN lies more than
- * 3 * EPOCH_SYN_SEQS past the old epoch's SYN window and its last seq,
+ * seqs.  It is EQT_EPOCH_GAP epochs of 1024 on, so the new ISN lies more than
+ * 3 * EQT_EPOCH_SYN_SEQS past the old epoch's SYN window and its last seq,
  * and the receiver cannot take it for the old epoch; and no more, so
- * that the receiver knows where to expect it (epoch_after()). */
+ * that the receiver knows where to expect it (eqt_epoch_after()). */
 static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
 {
-	uint32_t base = t->next_seq, isn;
+	/* From the receiver's floor when it gives one (epoch.h). */
+	uint32_t isn = !t->next_seq && !floor ? eqt_epoch_first((uint32_t)eqds_rand(e))
+					      : eqt_epoch_next(t->next_seq, floor);
 
-	if (!base && !floor) {
-		isn = (uint32_t)(eqds_rand(e) << EPOCH_SHIFT);
-	} else {
-		/* From the receiver's floor when it gives one: where it
-		 * expects our next epoch.  Our own last seq lies past it by
-		 * what was in flight (far less than EPOCH_GAP: the new epoch
-		 * is past it too), or anywhere if this agent restarted and
-		 * numbered from a random ISN the receiver never knew. */
-		if (floor)
-			base = floor;
-		isn = epoch_after(base);
-	}
 	t->isn = t->next_seq = t->cum_ack = isn;
 	t->infl.lo = t->infl.hi = isn;	/* nothing in flight here */
 	t->state = EQDS_TX_SYN_SENT;
@@ -557,7 +547,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 			continue;
 		/* No new SYN packet beyond the epoch's SYN window: it waits
 		 * for the receiver's answer (which ends SYN_SENT). */
-		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EPOCH_SYN_SEQS &&
+		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EQT_EPOCH_SYN_SEQS &&
 		    (!q->head->tx_count || !tx_in_epoch(t, q->head->seq)))
 			continue;
 		*head = q;
