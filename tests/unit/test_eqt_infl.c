@@ -162,6 +162,57 @@ static void drop_all_in_seq_order_across_the_wrap(void **state)
 /* Random puts (a window that moves, resends below it) and takes against
  * a plain list of what should be held: the same packets, counts, bytes,
  * and a visit in seq order. */
+/* A cumulative ACK takes out everything before it, holes and a resend
+ * below the rest included, older ones to the callback in seq order, and
+ * leaves the newest to the caller; nothing before it, nothing taken. */
+static void take_before__a_cumulative_ack(void **state)
+{
+	struct eqt_infl f;
+	struct order o = { .n = 0 };
+	struct eqt_pkt *p;
+
+	assert_int_equal(eqt_infl_init(&f, 10, 0xfffffffcu), 0);
+	for (uint32_t s = 0xfffffffcu; s != 6; s++)	/* across the wrap */
+		if (s != 1)
+			assert_null(eqt_infl_put(&f, pkt(s, 100)));
+	free(eqt_infl_take(&f, 0xfffffffdu));		/* ACKed alone before */
+	assert_null(eqt_infl_take_before(&f, 0xfffffffcu, order_cb, &o));
+	assert_int_equal(o.n, 0);
+	p = eqt_infl_take_before(&f, 3, order_cb, &o);
+	assert_non_null(p);
+	assert_int_equal(p->seq, 2);
+	free(p);
+	assert_int_equal(o.n, 4);
+	assert_int_equal(o.seq[0], 0xfffffffcu);
+	assert_int_equal(o.seq[1], 0xfffffffeu);
+	assert_int_equal(o.seq[2], 0xffffffffu);
+	assert_int_equal(o.seq[3], 0);
+	assert_int_equal(f.n, 3);
+	assert_int_equal(f.lo, 3);
+	assert_int_equal(f.bytes, 300);
+	p = eqt_infl_take_before(&f, 100, order_cb, &o);
+	assert_int_equal(p->seq, 5);
+	free(p);
+	assert_int_equal(f.n, 0);
+	eqt_infl_fini(&f);
+}
+
+/* Karn: only a packet sent once, by the agent, before now, of the seq the
+ * ACK names, times a round trip. */
+static void timed__karn(void **state)
+{
+	struct eqt_pkt p = { .seq = 7, .tx_count = 1, .t_ns = 100 };
+
+	assert_true(eqt_infl_timed(&p, 7, 200));
+	assert_false(eqt_infl_timed(&p, 8, 200));
+	assert_false(eqt_infl_timed(&p, 7, 100));
+	p.tx_count = 2;
+	assert_false(eqt_infl_timed(&p, 7, 200));
+	p.tx_count = 1;
+	p.flags = EQT_PF_FAST;
+	assert_false(eqt_infl_timed(&p, 7, 200));
+}
+
 static void random_puts_and_takes_match_a_list(void **state)
 {
 	static uint8_t held[1 << 16];
@@ -224,6 +275,8 @@ int main(void)
 		cmocka_unit_test(a_resend_below_the_rest_is_visited_first),
 		cmocka_unit_test(the_ring_grows_and_gives_up_only_at_its_cap),
 		cmocka_unit_test(drop_all_in_seq_order_across_the_wrap),
+		cmocka_unit_test(take_before__a_cumulative_ack),
+		cmocka_unit_test(timed__karn),
 		cmocka_unit_test(random_puts_and_takes_match_a_list),
 	};
 

@@ -102,6 +102,22 @@ void eqt_infl_drop_all(struct eqt_infl *f, uint32_t at,
 	f->lo = f->hi = at;
 }
 
+struct eqt_pkt *eqt_infl_take_before(struct eqt_infl *f, uint32_t ack,
+				     void (*cb)(void *ctx, struct eqt_pkt *p), void *ctx)
+{
+	struct eqt_pkt *newest = NULL;
+
+	/* lo is always a held packet's seq while any is held (take()). */
+	while (f->n && (int32_t)(f->lo - ack) < 0) {
+		struct eqt_pkt *p = eqt_infl_take(f, f->lo);
+
+		if (newest)
+			cb(ctx, newest);
+		newest = p;
+	}
+	return newest;
+}
+
 struct eqt_pkt *eqt_infl_first(const struct eqt_infl *f, uint32_t *cursor)
 {
 	*cursor = f->lo;

@@ -52,6 +52,21 @@ struct eqt_pkt *eqt_infl_take(struct eqt_infl *f, uint32_t seq);
 void eqt_infl_drop_all(struct eqt_infl *f, uint32_t at,
 		       void (*cb)(void *ctx, struct eqt_pkt *p), void *ctx);
 
+/* A cumulative ACK: takes out every packet before `ack`, in seq order,
+ * each older one handed to cb (which takes it over), and returns the
+ * newest of them (the caller's: its send time against the ACK is the
+ * RTT sample, eqt_infl_timed()), or NULL when none was held. */
+struct eqt_pkt *eqt_infl_take_before(struct eqt_infl *f, uint32_t ack,
+				     void (*cb)(void *ctx, struct eqt_pkt *p), void *ctx);
+
+/* Whether the ACK of `seq` at `now` times p's round trip (Karn): it is
+ * that packet, sent once, by the agent (a fast send's t_ns is when its
+ * copy was read, later), before now. */
+static inline bool eqt_infl_timed(const struct eqt_pkt *p, uint32_t seq, uint64_t now)
+{
+	return p->seq == seq && p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns;
+}
+
 /* Visits the packets held in seq order: for (p = eqt_infl_first(f, &s);
  * p; p = eqt_infl_next(f, &s)); the visitor may take out the packet it is
  * given, not others. */

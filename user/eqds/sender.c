@@ -580,20 +580,14 @@ uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
  * the ack (`held`: EQ_F_HELD, its ACK delay). */
 static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held, uint64_t now)
 {
-	struct eqt_pkt *p, *newest = NULL;
+	struct eqt_pkt *newest;
 
 	if (after(ack, t->cum_ack))
 		t->cum_ack = ack;
-	while (t->infl.n && before(t->infl.lo, ack)) {
-		p = eqt_infl_take(&t->infl, t->infl.lo);
-		if (newest)
-			eqt_pkt_put(e->pool, newest);
-		newest = p;
-	}
+	newest = eqt_infl_take_before(&t->infl, ack, to_pool, e->pool);
 	if (!newest)
 		return;
-	if (!held && newest->seq == ack - 1 && newest->tx_count == 1 &&
-	    !(newest->flags & EQT_PF_FAST) && now > newest->t_ns)
+	if (!held && eqt_infl_timed(newest, ack - 1, now))
 		eqds_tx_rtt_sample(e, t, now - newest->t_ns);
 	eqt_pkt_put(e->pool, newest);
 }
@@ -816,7 +810,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		if ((p = eqt_infl_take(&t->infl, h->seq_ack))) {
 			/* Not a fast send's: its copy may have been read long
 			 * after it left, and the sample would be short. */
-			if (p->tx_count == 1 && !(p->flags & EQT_PF_FAST) && now > p->t_ns)
+			if (eqt_infl_timed(p, h->seq_ack, now))
 				eqds_tx_rtt_sample(e, t, now - p->t_ns);
 			eqt_pkt_put(e->pool, p);
 		} else {
