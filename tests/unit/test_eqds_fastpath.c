@@ -263,6 +263,19 @@ static void fast_send__is_in_flight_until_acked(void **state)
 	fx_free(f);
 }
 
+/* The tunnel established with nothing else in flight and its lease open:
+ * its smoothed RTT, establish()'s one sample. */
+static uint64_t established_leased(struct fx *f)
+{
+	uint64_t srtt;
+
+	establish(f, 0);
+	srtt = f->e->tx[PEER]->rtt.srtt_ns;
+	assert_int_equal(srtt, 20000);		/* establish()'s ACK, 20 us after */
+	eqds_lease_sync(f->e, f->now);
+	return srtt;
+}
+
 /* The copy of a fast send is read when the agent next wakes, maybe long
  * after the packet left: its ACK is no RTT sample (an RTO from short
  * samples fired for packets that were only queued).  The agent's own
@@ -274,10 +287,7 @@ static void fast_send__gives_no_rtt_sample(void **state)
 	uint32_t seq;
 	uint64_t srtt;
 
-	establish(f, 0);
-	srtt = f->e->tx[PEER]->rtt.srtt_ns;
-	assert_int_equal(srtt, 20000);		/* establish()'s ACK, 20 us after */
-	eqds_lease_sync(f->e, f->now);
+	srtt = established_leased(f);
 	assert_non_null(p = tc(f, &seq));
 	f->now += 4000000;			/* the copy is read 4 ms late */
 	copy(f, p);
@@ -306,9 +316,7 @@ static void fast_send__the_probe_is_a_sample_unless_held(void **state)
 	uint32_t seq;
 	uint64_t srtt;
 
-	establish(f, 0);
-	srtt = f->e->tx[PEER]->rtt.srtt_ns;
-	eqds_lease_sync(f->e, f->now);
+	srtt = established_leased(f);
 	for (int held = 1; held >= 0; held--) {
 		assert_non_null(p = tc(f, &seq));
 		bucket[PEER].probe = (uint64_t)seq << 32 | (uint32_t)(f->now / 1000);
