@@ -76,6 +76,27 @@ static void admit__a_new_epoch_only_where_it_must_start(void **state)
 	assert_int_equal(eqt_rx_admit(true, ISN, exp, WIN, ISN - 5, true), EQT_REFUSE_OLD_EPOCH);
 }
 
+/* A sender takes an RST echoing one of this epoch's seqs, an ack up to
+ * what it sent and down to a little below its cumulative ack; an older
+ * epoch's ack changes nothing; anything else is refused. */
+static void tx_admit__within_what_was_sent(void **state)
+{
+	uint32_t hi = ISN + 100, cum = ISN + 50;
+
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, true, ISN), EQT_TX_ADMIT);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, true, hi), EQT_TX_ADMIT);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, true, hi + 1), EQT_TX_BAD_RST);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, true, ISN - 1), EQT_TX_BAD_RST);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, hi), EQT_TX_ADMIT);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, cum - 10), EQT_TX_ADMIT);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, cum - 11), EQT_TX_BAD_ACK);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, hi + 1), EQT_TX_BAD_ACK);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, hi + (1u << 30)), EQT_TX_BAD_ACK);
+	/* isn - 1 acknowledges "nothing of this epoch yet": the epoch's. */
+	assert_int_equal(eqt_tx_admit(ISN, hi, ISN, 10, false, ISN - 1), EQT_TX_ADMIT);
+	assert_int_equal(eqt_tx_admit(ISN, hi, ISN, 10, false, ISN - 2), EQT_TX_OLD_EPOCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -83,6 +104,7 @@ int main(void)
 		cmocka_unit_test(admit__the_current_epoch_within_the_window),
 		cmocka_unit_test(admit__zero_rtt_and_no_state),
 		cmocka_unit_test(admit__a_new_epoch_only_where_it_must_start),
+		cmocka_unit_test(tx_admit__within_what_was_sent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

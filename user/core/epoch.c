@@ -48,3 +48,16 @@ enum eqt_admit eqt_rx_admit(bool est, uint32_t isn, uint32_t expected, uint32_t 
 		return EQT_REFUSE_WINDOW;
 	return EQT_ADMIT;
 }
+
+enum eqt_tx_admit eqt_tx_admit(uint32_t isn, uint32_t hi, uint32_t cum_ack, uint32_t slack,
+			       bool rst, uint32_t ack)
+{
+	if (rst)
+		return eqt_seq_before(ack, isn) || eqt_seq_before(hi, ack) ? EQT_TX_BAD_RST
+									 : EQT_TX_ADMIT;
+	if (eqt_seq_before(ack, isn - 1))
+		return EQT_TX_OLD_EPOCH;
+	if (eqt_seq_before(hi, ack) || eqt_seq_before(ack, cum_ack - slack))
+		return EQT_TX_BAD_ACK;
+	return EQT_TX_ADMIT;
+}

@@ -86,4 +86,24 @@ enum eqt_admit {
 enum eqt_admit eqt_rx_admit(bool est, uint32_t isn, uint32_t expected, uint32_t window,
 			    uint32_t seq, bool syn);
 
+/* What a sender does with a control packet, RFC 5961-style: every number
+ * in it within what this epoch sent.  An RST echoes the seq of the packet
+ * that drew it, which must be one of this epoch's (one drawn by an older
+ * epoch's is late); the ack of any other is at most the next seq, and no
+ * older than the cumulative ack by more than `slack` (a late ACK, a PULL
+ * overtaken by a later one).  An attacker off the path has to guess the
+ * epoch to get past the first. */
+enum eqt_tx_admit {
+	EQT_TX_ADMIT,
+	EQT_TX_OLD_EPOCH,	/* acks an older epoch's seq: changes nothing */
+	EQT_TX_BAD_RST,		/* counted, dropped */
+	EQT_TX_BAD_ACK,		/* counted, dropped */
+};
+
+/* isn: the epoch's first seq; hi: the next seq to send (all below went);
+ * cum_ack: everything before it was acknowledged.  rst: the packet is an
+ * RST and `ack` the seq it echoes. */
+enum eqt_tx_admit eqt_tx_admit(uint32_t isn, uint32_t hi, uint32_t cum_ack, uint32_t slack,
+			       bool rst, uint32_t ack);
+
 #endif /* EDGEQ_CORE_EPOCH_H */

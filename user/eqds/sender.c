@@ -593,34 +593,31 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held
 }
 
 /* Whether a control packet can be the receiver's, RFC 5961-style: every
- * number in it within what this tunnel sent or asked for.  One that is
- * not (spoofed, or from a receiver gone mad) changes nothing and is
- * counted by reason.  An RST echoes the seq of the packet that drew it,
- * which must be one of this epoch's (an RST drawn by an older epoch's is
- * late, and ignored as well); the ack of any other is at most the next
- * seq, and no older than the cumulative ack by more than a little; and
- * the pulls it grants at most what was asked, two BDPs and a little
- * more (the receiver pulls trimmed packets back unasked), and what went
- * unasked or is in flight (below).  An attacker
- * off the path has to guess the epoch, random, to get past the first. */
+ * number in it within what this tunnel sent (the core's eqt_tx_admit()) or
+ * asked for.  One that is not (spoofed, or from a receiver gone mad)
+ * changes nothing and is counted by reason.  The pulls it grants: at most
+ * what was asked, two BDPs and a little more (the receiver pulls trimmed
+ * packets back unasked), and what went unasked or is in flight (below). */
 static bool ctl_in_window(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 			  const struct eqt_hdr *h)
 {
-	uint32_t hi = eqds_tx_sent_hi(e, peer, t);
+	bool rst = h->type == EQ_T_RST;
 
-	if (h->type == EQ_T_RST) {
-		if (before(h->pull, t->isn) || after(h->pull, hi)) {
-			t->st.bad_rst++;
-			return false;
-		}
-		return true;
-	}
-	if (before(h->seq_ack, t->isn - 1))
-		return true;		/* an older epoch's: ignored by the caller */
-	if (after(h->seq_ack, hi) || before(h->seq_ack, t->cum_ack - ACK_SLACK_SEQS)) {
+	switch (eqt_tx_admit(t->isn, eqds_tx_sent_hi(e, peer, t), t->cum_ack, ACK_SLACK_SEQS, rst,
+			     rst ? h->pull : h->seq_ack)) {
+	case EQT_TX_BAD_RST:
+		t->st.bad_rst++;
+		return false;
+	case EQT_TX_BAD_ACK:
 		t->st.bad_ack++;
 		return false;
+	case EQT_TX_OLD_EPOCH:
+		return true;		/* ignored by the caller */
+	case EQT_TX_ADMIT:
+		break;
 	}
+	if (rst)
+		return true;
 	if (t->hp_known && after(h->pull, t->highest_pull)) {
 		uint32_t asked = after(t->told_target, t->highest_pull) ?
 				 t->told_target - t->highest_pull : 0;
