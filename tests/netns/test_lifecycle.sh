@@ -144,6 +144,10 @@ check "bpftool -j map dump eq_peer_stats: per-CPU tx_packets and rx_ce by name" 
 	jq_ok "$pstats_json" '[.[].formatted.values[].value | has("tx_packets") and has("rx_ce")] | all'
 check "ping IPv4 peer through the tunnel" tunnel_ping_ok 10.77.0.2
 check "ping IPv6 peer through the tunnel" tunnel_ping_ok fd77::2
+# No agent (scheme none), nobody reads the fast sends' copies: their ring
+# stays at its declared page instead of 20 ms of the link (1-16 MiB).
+ring=$(bpftool -j map show pinned "$TB_PIN_A/eq_copies" 2>/dev/null | jq -r '.max_entries // 0')
+check "scheme none: eq_copies is one page ($ring bytes)" test "${ring:-0}" = 4096
 
 out=$(eq_a detach "$TB_IFA" 2>&1)
 rc=$?
