@@ -64,6 +64,7 @@ const size_t eq_agent_field_count = sizeof(eq_agent_fields) / sizeof(eq_agent_fi
 const char *const eq_agent_counter_names[EQ_AGENT_COUNTERS] = {
 	"frames_bad", "no_peer", "pool_empty", "ctl_noroute", "ecn_drops", "edge_drops",
 	"csum_completed", "seg_unnumbered", "auth_missing", "auth_bad", "auth_unsigned",
+	"copies_stale",
 };
 const char *const eq_agent_socket_counter_names[EQ_AGENT_SOCKET_COUNTERS] = {
 	"rx_pkts", "tx_pkts", "rx_dropped", "rx_ring_full", "rx_fill_empty", "rx_invalid",

@@ -28,7 +28,7 @@ extern const size_t eq_agent_field_count;
 
 /* The agent's own counters (eq_agent.cnt) and each socket's (eq_agent.xsk[],
  * named by eq_agent_socket_names), in their structs' order. */
-#define EQ_AGENT_COUNTERS	11
+#define EQ_AGENT_COUNTERS	12
 #define EQ_AGENT_SOCKET_COUNTERS 8
 extern const char *const eq_agent_counter_names[EQ_AGENT_COUNTERS];
 extern const char *const eq_agent_socket_counter_names[EQ_AGENT_SOCKET_COUNTERS];

@@ -306,6 +306,9 @@ struct eq_agent_counters {
 					 * or naming none of its keys: dropped */
 	__u64	auth_bad;		/* ... with a tag its key did not make: dropped */
 	__u64	auth_unsigned;		/* to a keyed peer, sent unsigned: no room */
+	__u64	copies_stale;		/* fast sends' copies left in eq_copies by an
+					 * agent before this one: dropped, not sent
+					 * again as new data */
 };
 
 /* eq_agent (array of one): written by the agent, read by TC/XDP and the

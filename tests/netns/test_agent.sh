@@ -138,7 +138,15 @@ check "a second edgeqd is refused with a clear error (rc $rc)" refused
 check "... and the first still carries traffic" in_a ping -c 2 -i 0.1 -W 2 10.77.0.2
 
 # Killed agent: after agent_dead_ms the tunnel carries on without credit
-# (on_agent_down tunnel), counted.
+# (on_agent_down tunnel), counted.  Stopped first, with its lease open,
+# while pings go on it: TC leaves their copies in eq_copies, which the
+# next agent finds there and must drop, not send again as new data.
+opened=0
+for waited in $(seq 0 30); do lease_open && { opened=1; break; }; sleep 0.1; done
+ring0=$(eq_stat a tx_fast_ring)
+kill -STOP "$pa"
+in_a ping -c 4 -i 0.02 -W 1 10.77.0.2 >/dev/null 2>&1	# within agent_dead_ms (200)
+ring1=$(eq_stat a tx_fast_ring)
 kill -KILL "$pa"
 sleep 0.3
 before=$(eq_stat a tx_agent_down)
@@ -148,6 +156,9 @@ after=$(eq_stat a tx_agent_down)
 check "... counted as tx_agent_down ($before -> $after)" test "${after:-0}" -gt "${before:-0}"
 check "edgeq agent start restarts it" eq_a agent start "$TB_IFA"
 sleep 0.3
+stale=$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json | jq -r '.interfaces[0].agent_counters.copies_stale // 0')
+check "the new agent dropped the copies the stopped one left in eq_copies ($stale; $((${ring1:-0} - ${ring0:-0})) left there, lease open: $opened)" \
+	test "$opened" = 1 -a "$(( ${ring1:-0} - ${ring0:-0} ))" -ge 1 -a "${stale:-0}" -ge "$(( ${ring1:-0} - ${ring0:-0} ))"
 before=$(eq_stat a tx_to_agent)
 check "... and traffic goes through the new agent again" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2 ||
 	show_state

@@ -339,8 +339,10 @@ static int copy_read(void *ctx, void *data, size_t size)
 	struct agent *a = ctx;
 	const struct eq_copy *c = data;
 
-	if (a->copy_drain)
+	if (a->copy_drain) {
+		a->cnt.copies_stale++;
 		return 0;
+	}
 	if (size < sizeof(*c) || c->len > sizeof(c->frame)) {
 		a->cnt.frames_bad++;
 		return 0;
