@@ -118,6 +118,7 @@ static void test_ctl_roundtrip(void **state)
 	assert_memory_equal(r.eth_src, MAC_B, 6);
 	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 0x1234, 0);
 	assert_int_equal(m, 14 + 20 + 8 + EQ_HDR_LEN);
+	assert_int_equal(eqf_ctl_eq_off(&r), 14 + 20 + 8);	/* the header ends the frame */
 	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 0, 0), 0);
 	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
 	assert_int_equal(ci.hdr.type, EQ_T_PULL);
@@ -135,6 +136,7 @@ static void test_ctl_roundtrip(void **state)
 	memset(r.dst.a, 0, 16); r.dst.a[0] = 0xfd; r.dst.a[15] = 2;
 	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);
 	assert_int_equal(m, 14 + 40 + 8 + EQ_HDR_LEN);
+	assert_int_equal(eqf_ctl_eq_off(&r), 14 + 40 + 8);
 	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
 	assert_true(ci.v6);
 	assert_int_equal(ci.hdr.pull, 9);

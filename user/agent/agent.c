@@ -146,9 +146,9 @@ static void io_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		return;
 	if (keyed) {
 		/* A control frame is its headers: the edgeq header ends it. */
-		uint32_t eq_len = EQ_HDR_LEN + eqf_opts_len(h) + EQ_OPT_AUTH_LEN;
+		uint32_t off = eqf_ctl_eq_off(&a->peers.route[peer]);
 
-		sign(a, &k, buf + n - eq_len, eq_len, &a->peers.route[peer].src,
+		sign(a, &k, buf + off, n - off, &a->peers.route[peer].src,
 		     &a->peers.route[peer].dst);
 	}
 	eq_xsk_tx(&a->wire, buf, n);

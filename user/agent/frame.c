@@ -265,12 +265,18 @@ int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *
 	return rc;
 }
 
+uint32_t eqf_ctl_eq_off(const struct eqf_route *r)
+{
+	return ETH_HLEN + (r->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) +
+	       sizeof(struct udphdr);
+}
+
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
 		       const struct eqt_hdr *h, uint16_t path, uint32_t tail)
 {
 	uint32_t l3 = r->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
 	uint32_t opts = eqf_opts_len(h) + ((tail + 3) & ~3u);
-	uint32_t len = ETH_HLEN + l3 + sizeof(struct udphdr) + EQ_HDR_LEN + opts;
+	uint32_t len = eqf_ctl_eq_off(r) + EQ_HDR_LEN + opts;
 	struct ethhdr eth;
 	struct udphdr udp;
 	struct eq_hdr eq;

@@ -74,6 +74,10 @@ struct eqf_route {
  * is too small.  The edgeq header is the frame's last bytes. */
 uint32_t eqf_build_ctl(uint8_t *buf, uint32_t size, const struct eqf_route *r,
 		       const struct eqt_hdr *h, uint16_t path, uint32_t tail);
+/* Where the edgeq header of a control frame to r starts: what lies after
+ * it to the frame's end is the header with its options, which a signature
+ * covers. */
+uint32_t eqf_ctl_eq_off(const struct eqf_route *r);
 
 /* Authenticated headers (edgeq/auth.h).  Sign: the AUTH option into the
  * last EQ_OPT_AUTH_LEN bytes of the edgeq header at eq (eq_len bytes, the
