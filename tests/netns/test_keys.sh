@@ -16,7 +16,9 @@
 #   - a host that signs with a key its peer does not have: its packets are
 #     dropped, and the transfer goes when it signs with the shared one again;
 #   - `peer add` with keys: a prefix of a keyed peer with no key or the
-#     same, not another; a malformed key refused; a new keyed peer.
+#     same, not another; a malformed key refused; a new keyed peer;
+#   - the same keys under `scheme none` (no agent: TC signs, XDP checks):
+#     transfers both ways and over IPv6, an unsigned DATA dropped.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -155,6 +157,30 @@ check "a new peer added with a key: status says key 4 signs for it" \
 	bash -c "$EDGEQ --netns $TB_A peer add 10.77.0.8/32 via 10.88.0.9 key $KEY3/4 dev $TB_IFA >/dev/null &&
 		 $EDGEQ --netns $TB_A status $TB_IFA --json |
 		 jq -e '[.interfaces[0].peers[] | select(.via == \"10.88.0.9\") | .keys.signs] == [4]' >/dev/null"
+
+# scheme none with the same keys: no agent; TC signs every packet, XDP
+# checks every one, the kernel's default offloads (GSO packets signed
+# whole, their segments each).
+check "detach both, to attach scheme none" bash -c "$EDGEQ --netns $TB_A detach $TB_IFA >/dev/null &&
+	$EDGEQ --netns $TB_B detach $TB_IFB >/dev/null"
+sed -i 's/^scheme eqds$/scheme none/' "$TB_TMP/a.conf" "$TB_TMP/b.conf"
+check "attach scheme none on both with the keys of the config" tb_attach
+read -r _ _ ax0 _ <<<"$(auth a)"
+read -r _ _ bx0 _ <<<"$(auth b)"
+check "scheme none, keyed: A -> B, 8 MB, SHA-256 matches" tcp_transfer_ok 10.77.0.2 8
+check "scheme none, keyed: B -> A, 8 MB, SHA-256 matches" rev_transfer_ok 8
+check "scheme none, keyed: A -> B over the IPv6 underlay, 8 MB, SHA-256 matches" \
+	tcp_transfer_ok fd77::2 8
+read -r _ _ ax1 _ <<<"$(auth a)"
+read -r _ _ bx1 _ <<<"$(auth b)"
+check "scheme none, keyed: nothing dropped for its tag (rx_drop_auth A $ax0 -> $ax1, B $bx0 -> $bx1)" \
+	test "$ax1" = "$ax0" -a "$bx1" = "$bx0"
+spoof b "$(eqh 1 0 0 5 4 0 7 0 0 0)$inner"				# DATA, unsigned
+sleep 0.3
+read -r _ _ bx2 _ <<<"$(auth b)"
+check "scheme none, keyed: B's XDP dropped an unsigned DATA from A's address (rx_drop_auth $bx1 -> $bx2)" \
+	test "$bx2" -gt "$bx1"
+check "scheme none, keyed: a transfer after it, SHA-256 matches" tcp_transfer_ok 10.77.0.2 4
 
 tb_stop
 check "detach A" eq_a detach "$TB_IFA"
