@@ -259,11 +259,17 @@ static __always_inline bool inner_src_ok(void *inner, void *end, __u8 proto, __u
 
 		if ((void *)(ip6 + 1) > end || ip6->version != 6)
 			return true;
-		/* Link-local (fe80::/10): neighbour discovery between the
-		 * two hosts, which no prefix can list. */
+		/* Link-local (fe80::/10), which no prefix can list: only
+		 * neighbour discovery between the two hosts (ICMPv6 133-137),
+		 * and only with the hop limit 255 that RFC 4861 has every
+		 * receiver check, so that nothing else rides on it. */
 		if (ip6->saddr.in6_u.u6_addr8[0] == 0xfe &&
-		    (ip6->saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80)
-			return true;
+		    (ip6->saddr.in6_u.u6_addr8[1] & 0xc0) == 0x80) {
+			__u8 *type = (__u8 *)(ip6 + 1);
+
+			return ip6->nexthdr == IPPROTO_ICMPV6 && ip6->hop_limit == 255 &&
+			       (void *)(type + 1) <= end && *type >= 133 && *type <= 137;
+		}
 		__builtin_memcpy(&k.addr, &ip6->saddr, sizeof(k.addr));
 	} else {
 		return true;

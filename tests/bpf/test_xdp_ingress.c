@@ -329,6 +329,41 @@ static void xdp_ingress__inner_source_outside_the_peers_prefixes_dropped(void **
 	expect_stats(fx, &(struct eq_stats){ .rx_drop_src = 2, .rx_decap = 2 });
 }
 
+/* A link-local inner source (fe80::/10), which no prefix lists, passes
+ * only as neighbour discovery (ICMPv6 133-137) with hop limit 255 (RFC
+ * 4861): a neighbour solicitation passes; the same with hop limit 64, an
+ * echo request, and UDP from that source are injections, dropped. */
+static void xdp_ingress__link_local_inner_only_neighbour_discovery(void **state)
+{
+	struct fx *fx = *state;
+	struct pkt_encap e;
+	struct pkt_spec s;
+	static const struct { uint8_t l4, type, hop; bool pass; } c[] = {
+		{ IPPROTO_ICMP, 135, 255, true },	/* a neighbour solicitation */
+		{ IPPROTO_ICMP, 136, 255, true },	/* ... advertisement */
+		{ IPPROTO_ICMP, 135, 64, false },	/* not from the link */
+		{ IPPROTO_ICMP, 128, 255, false },	/* an echo request */
+		{ IPPROTO_ICMP, 138, 255, false },	/* a redirect's neighbour */
+		{ IPPROTO_UDP, 0, 255, false },
+	};
+
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		pkt_spec_init(&s, AF_INET6, c[i].l4, &pkt_host_a, &pkt_host_b);
+		s.src = pkt_addr("fe80::1");
+		s.ttl = c[i].hop;
+		fx->inner_len = pkt_build_ip(fx->inner, sizeof(fx->inner), &s);
+		if (c[i].l4 == IPPROTO_ICMP)
+			fx->inner[40] = c[i].type;	/* ICMPv6 type, after the header */
+		encap_init(fx, &e, AF_INET);
+		run_encap(fx, &e);
+		if (c[i].pass)
+			check_decap(fx);
+		else
+			assert_int_equal(fx->r.retval, XDP_DROP);
+	}
+	expect_stats(fx, &(struct eq_stats){ .rx_drop_src = 4, .rx_decap = 2 });
+}
+
 /* ---- Malformed: dropped, each by its own counter ---- */
 
 static void xdp_ingress__truncated_header_dropped_short(void **state)
@@ -999,6 +1034,7 @@ int main(void)
 		T(xdp_ingress__seq_adds_outer_ip_id),
 		T(xdp_ingress__seq_adds_segment_option_index),
 		T(xdp_ingress__inner_source_outside_the_peers_prefixes_dropped),
+		T(xdp_ingress__link_local_inner_only_neighbour_discovery),
 		T(xdp_ingress__truncated_header_dropped_short),
 		T(xdp_ingress__wrong_version_dropped),
 		T(xdp_ingress__unknown_type_dropped),
