@@ -177,6 +177,12 @@ $(OUT)/tests/bpf/test_scheme_map: $(OUT)/tests/bpf/test_scheme_map.o $(OUT)/load
 				  $(AGENT_LIB) $(CORE_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
 
+# The fuzzer binds an AF_XDP socket through the agent's code.
+$(OUT)/tests/bpf/test_fuzz.o: INCS += -Iuser/agent -Iuser/core
+$(OUT)/tests/bpf/test_fuzz: $(OUT)/tests/bpf/test_fuzz.o $(OUT)/tests/bpf/pkt.o $(AGENT_LIB) \
+			    $(CORE_LIB) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)
+
 # TC's and XDP's tags against the agent's frame code.
 $(OUT)/tests/bpf/test_auth.o: INCS += -Iuser/agent -Iuser/core
 $(OUT)/tests/bpf/test_auth: $(OUT)/tests/bpf/test_auth.o $(OUT)/tests/bpf/pkt.o $(AGENT_LIB) \

@@ -23,9 +23,12 @@
  * A fixed seed (FUZZ_N runs per program and configuration, default
  * 20000) and then a random one for FUZZ_SECS seconds (default 2; its
  * seed is printed: FUZZ_SEED=S repeats it).  XDP runs under scheme none
- * and under scheme eqds with a live agent (no socket: what is the
- * agent's is counted and dropped or delivered, as when it just died) and
- * direct delivery open.
+ * and under scheme eqds with a live agent and direct delivery open: once
+ * without a socket (what is the agent's is counted and dropped or
+ * delivered, as when it just died), and once with an AF_XDP socket bound
+ * to the loopback's queue 0, where test runs come from, in eq_xsks:
+ * what is the agent's is then redirected to it, and in-order DATA goes
+ * through XDP's direct delivery (eq_rx, the doorbell).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +49,8 @@
 #include <bpf/libbpf.h>
 
 #include "edgeq/rx.h"
+#include "edgeq/maps.h"
+#include "xsk.h"
 #include "tc_egress.skel.h"
 #include "xdp_ingress.skel.h"
 #include "pkt.h"
@@ -283,6 +288,9 @@ struct fuzz {
 	struct eq_stats		before;
 	struct pkt_result	r;
 	unsigned long		runs, verdicts[8], decap, encap;
+	bool			rx_reopen;	/* before each run, the agent opens
+						 * direct delivery at seq 1 again ... */
+	int			rx_fd;		/* ... in this eq_rx */
 };
 
 static uint64_t stat_sum(const struct eq_stats *s)
@@ -420,6 +428,17 @@ static void run_one(struct fuzz *z, const uint8_t *in, size_t len, uint64_t seed
 	uint32_t v;
 	bool ok;
 
+	if (z->rx_reopen) {
+		uint32_t slot = PKT_PEER_SLOT;
+		struct eq_rx rx;
+
+		assert_int_equal(bpf_map_lookup_elem(z->rx_fd, &slot, &rx), 0);
+		rx.order.parts.next = 1;	/* the corpus's DATA seq */
+		rx.order.parts.flags = EQ_RX_OPEN;
+		rx.read_bytes = rx.bytes;	/* and read what came: the next rings */
+		rx.dirty = 0;
+		assert_int_equal(bpf_map_update_elem(z->rx_fd, &slot, &rx, 0), 0);
+	}
 	if (pkt_run_ctx(z->prog, in, len, ctx, ctx ? sizeof(*ctx) : 0, 1, &z->r)) {
 		fprintf(stderr, "# %s run %lu of seed %llu: BPF_PROG_TEST_RUN refused %zu bytes: %s\n",
 			z->xdp ? "xdp" : "tc", i, (unsigned long long)seed, len, strerror(errno));
@@ -563,10 +582,13 @@ static void keyed(const struct pkt_maps *m, int keys_fd)
 	assert_int_equal(pkt_set_key(m, keys_fd, key, 1), 0);
 }
 
-static void fuzz_xdp(bool eqds, bool key)
+static void fuzz_xdp(bool eqds, bool key, bool bound)
 {
 	struct xdp_ingress *skel = xdp_ingress__open_and_load();
 	struct fuzz z = { 0 };
+	struct eq_xsk x = { 0 };
+	struct eq_stats st;
+	char err[256];
 
 	assert_non_null(skel);
 	z.m = PKT_MAPS(skel);
@@ -576,27 +598,58 @@ static void fuzz_xdp(bool eqds, bool key)
 	assert_int_equal(pkt_setup_host(&z.m, &pkt_host_b, &pkt_host_a, AF_INET), 0);
 	if (eqds)
 		xdp_eqds_on(skel, &z.m);
+	if (bound && eq_xsk_open(&x, "lo", 0, bpf_map__fd(skel->maps.eq_xsks), eq_xsk_wire_key(0),
+				 2048, false, 64, 64, err, sizeof(err)))
+		fail_msg("an AF_XDP socket on lo, queue 0: %s", err);
+	if (bound) {
+		z.rx_reopen = true;
+		z.rx_fd = bpf_map__fd(skel->maps.eq_rx);
+	}
 	if (key)
 		keyed(&z.m, bpf_map__fd(skel->maps.eq_keys));
 	corpus_wire(&corpus);
-	campaigns(&z, &corpus, key ? 0x5eed0003 : 0x5eed0001,
-		  key ? "xdp_ingress, a keyed peer" : eqds ? "xdp_ingress, scheme eqds" : "xdp_ingress");
+	campaigns(&z, &corpus, key ? 0x5eed0003 : bound ? 0x5eed0005 : 0x5eed0001,
+		  key ? "xdp_ingress, a keyed peer" : bound ? "xdp_ingress, scheme eqds, a socket bound"
+		  : eqds ? "xdp_ingress, scheme eqds" : "xdp_ingress");
+	if (bound) {
+		/* The socket's paths were taken: frames went to the agent,
+		 * and in-order DATA through direct delivery, which counts
+		 * what it delivers in eq_rx and rang for it. */
+		struct eq_rx rx;
+		uint32_t slot = PKT_PEER_SLOT;
+
+		assert_int_equal(pkt_read_stats(&z.m, &st), 0);
+		assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.eq_rx), &slot, &rx), 0);
+		print_message("  with the socket: %llu to the agent, %llu delivered directly, "
+			      "%llu rings\n", (unsigned long long)st.rx_to_agent,
+			      (unsigned long long)rx.pkts, (unsigned long long)st.bell_rx_now);
+		assert_true(st.rx_to_agent > 0);
+		assert_true(rx.pkts > 0);
+		assert_true(st.bell_rx_now > 0);
+		assert_int_equal(st.rx_agent_err, 0);	/* the socket was there */
+		eq_xsk_close(&x);
+	}
 	xdp_ingress__destroy(skel);
 }
 
 static void fuzz__xdp_ingress_scheme_none(void **state)
 {
-	fuzz_xdp(false, false);
+	fuzz_xdp(false, false, false);
 }
 
 static void fuzz__xdp_ingress_scheme_eqds(void **state)
 {
-	fuzz_xdp(true, false);
+	fuzz_xdp(true, false, false);
+}
+
+static void fuzz__xdp_ingress_scheme_eqds_socket_bound(void **state)
+{
+	fuzz_xdp(true, false, true);
 }
 
 static void fuzz__xdp_ingress_keyed(void **state)
 {
-	fuzz_xdp(false, true);
+	fuzz_xdp(false, true, false);
 }
 
 static void fuzz_tc(bool key)
@@ -632,6 +685,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fuzz__xdp_ingress_scheme_none),
 		cmocka_unit_test(fuzz__xdp_ingress_scheme_eqds),
+		cmocka_unit_test(fuzz__xdp_ingress_scheme_eqds_socket_bound),
 		cmocka_unit_test(fuzz__xdp_ingress_keyed),
 		cmocka_unit_test(fuzz__tc_egress),
 		cmocka_unit_test(fuzz__tc_egress_keyed),
