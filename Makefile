@@ -35,11 +35,12 @@ CFLAGS	+= -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 -fno-strict-ali
 # core, EQDS (until the scheme interface stands between them: issue 13)
 # and the common code; the edgeq command the common code and the
 # skeletons.  Tests, benchmarks and the fabric see everything.
-INCS	 = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/smartt -Iuser/agent -Itests/fabric \
-	   -I$(OUT)/skel
+INCS	 = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/smartt -Iuser/sird -Iuser/agent \
+	   -Itests/fabric -I$(OUT)/skel
 $(OUT)/user/core/%.o:   INCS = -Iuser/core
 $(OUT)/user/eqds/%.o:   INCS = -Iuser/core -Iuser/eqds
 $(OUT)/user/smartt/%.o: INCS = -Iuser/core -Iuser/smartt
+$(OUT)/user/sird/%.o:   INCS = -Iuser/core -Iuser/sird
 $(OUT)/user/common/%.o: INCS = -Iuser/common
 $(OUT)/user/agent/%.o:  INCS = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/agent
 $(OUT)/loaders/%.o:     INCS = -Iuser/common -Iloaders -I$(OUT)/skel
@@ -53,7 +54,7 @@ LIB_OBJS   := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 LIB	   := $(OUT)/libedgeq.a
 # The agent's control loops and their primitives: pure C (no I/O), so the
 # unit tests (and, later, a simulator) link the very code the agent runs.
-CORE_SRCS  := $(wildcard user/core/*.c user/eqds/*.c user/smartt/*.c)
+CORE_SRCS  := $(wildcard user/core/*.c user/eqds/*.c user/smartt/*.c user/sird/*.c)
 CORE_LIB   := $(OUT)/libeqcore.a
 AGENT_SRCS := $(wildcard user/agent/*.c)
 AGENT_LIB  := $(OUT)/libagent.a

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SIRD's receiver credit (credit.h; docs/sird.md).
+ */
+#include <errno.h>
+#include <string.h>
+#include "credit.h"
+
+int sird_rx_init(struct sird_rx *r, uint32_t n, uint64_t bdp, uint32_t mtu, uint32_t b_bdps,
+		 enum sird_policy policy)
+{
+	memset(r, 0, sizeof(*r));
+	if (!n || n > SIRD_MAX_SENDERS || b_bdps < SIRD_ONE ||
+	    sird_aimd_params_set(&r->p, bdp, mtu))
+		return -EINVAL;
+	r->B = bdp * b_bdps / SIRD_ONE;
+	r->grain = mtu;
+	r->policy = policy;
+	r->n = n;
+	for (uint32_t i = 0; i < n; i++)
+		sird_limit_init(&r->s[i].lim, &r->p);
+	return 0;
+}
+
+void sird_rx_want(struct sird_rx *r, uint32_t i, uint64_t bytes)
+{
+	if (i < r->n)
+		r->s[i].rem += bytes;
+}
+
+/* Credit back: never below zero (a sender that sends more than it was
+ * granted is the sender's problem, and its data is counted, not owed). */
+static void give_back(struct sird_rx *r, uint32_t i, uint64_t bytes)
+{
+	uint64_t c = bytes < r->s[i].sb ? bytes : r->s[i].sb;
+
+	r->s[i].sb -= c;
+	r->b -= c < r->b ? c : r->b;
+}
+
+void sird_rx_on_data(struct sird_rx *r, uint32_t i, uint32_t bytes, bool scheduled, bool csn,
+		     bool ce)
+{
+	if (i >= r->n)
+		return;
+	if (scheduled)
+		give_back(r, i, bytes);
+	sird_limit_on_data(&r->s[i].lim, &r->p, csn, ce);
+}
+
+void sird_rx_reclaim(struct sird_rx *r, uint32_t i, uint64_t bytes)
+{
+	if (i < r->n)
+		give_back(r, i, bytes);
+}
+
+static uint64_t grain_of(const struct sird_rx *r, uint32_t i)
+{
+	return r->s[i].rem < r->grain ? r->s[i].rem : r->grain;
+}
+
+/* Whether sender i may have a grain now: it wants one, and its share
+ * leaves room under its limit. */
+static bool eligible(const struct sird_rx *r, uint32_t i)
+{
+	return r->s[i].rem && r->s[i].sb + grain_of(r, i) <= sird_limit_bytes(&r->s[i].lim);
+}
+
+int sird_rx_tick(struct sird_rx *r, uint32_t *bytes)
+{
+	int pick = -1;
+
+	for (uint32_t k = 0; k < r->n; k++) {
+		uint32_t i = (r->next + k) % r->n;
+
+		if (!eligible(r, i))
+			continue;
+		if (r->policy == SIRD_ROUND_ROBIN) {
+			pick = (int)i;
+			break;
+		}
+		if (pick < 0 || r->s[i].rem < r->s[pick].rem)
+			pick = (int)i;
+	}
+	if (pick < 0)
+		return -1;
+	uint64_t c = grain_of(r, (uint32_t)pick);
+
+	if (r->b + c > r->B)
+		return -1;		/* the global bucket is spent */
+	r->b += c;
+	r->s[pick].sb += c;
+	r->s[pick].rem -= c;
+	r->next = ((uint32_t)pick + 1) % r->n;
+	*bytes = (uint32_t)c;
+	return pick;
+}
