@@ -213,6 +213,13 @@ $(OUT)/tests/fuzz/fuzz_eqds: tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c use
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c user/eqds/*.c)
 
+# The next control loops' rules (user/smartt, user/sird), before they are schemes.
+$(OUT)/tests/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(wildcard user/smartt/*.[ch] user/sird/*.[ch] \
+			      user/core/*.h) | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -Iuser/smartt -Iuser/sird -o $@ tests/fuzz/fuzz_rules.c \
+		$(wildcard user/smartt/*.c user/sird/*.c)
+
 # Each layer prints TAP; tests/run.sh adds them up into one summary line.
 test: all
 	@tests/run.sh all
