@@ -280,8 +280,14 @@ static void fast__after_a_clean_window_two_mtus_an_ack(void **state)
 	}
 	assert_int_equal(ack(&w, &p, BRTT, true, now++), SMARTT_WAIT);
 	assert_int_equal(ack(&w, &p, BRTT, false, now++), SMARTT_MI);
-	/* A late ACK, not at the base RTT, also ends a run. */
+	/* A late ACK, past "at the base RTT" but below the target, ends a
+	 * run too: the clean ones after it count again from nothing. */
 	assert_true(p.fast_ns > BRTT && p.fast_ns < TRTT);
+	while (ack(&w, &p, BRTT, false, now++) != SMARTT_FAST)
+		;
+	assert_int_equal(ack(&w, &p, p.fast_ns + 1, false, now++), SMARTT_MI);
+	assert_int_equal(w.fast_count, 0);
+	assert_int_equal(ack(&w, &p, BRTT, false, now++), SMARTT_MI);
 }
 
 /* 10. Every trim takes its size off (down to one MTU). */

@@ -18,8 +18,7 @@
 #ifndef EDGEQ_CORE_EPOCH_H
 #define EDGEQ_CORE_EPOCH_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "eqt.h"
 
 #define EQT_EPOCH_SHIFT		10	/* the first seq of an epoch has 10 low zero bits */
 /* An epoch's SYN packets lie in [isn, isn + EQT_EPOCH_SYN_SEQS): the
@@ -34,11 +33,6 @@
  * the 4 Gi seqs at 10 Gbit/s, where 4-8 Mi of random start let one packet
  * in 300 move a tunnel to its epoch. */
 #define EQT_EPOCH_GAP		4096u
-
-static inline bool eqt_seq_before(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0;
-}
 
 /* The first seq of the epoch EQT_EPOCH_GAP epochs past base's. */
 static inline uint32_t eqt_epoch_after(uint32_t base)

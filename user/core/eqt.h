@@ -16,6 +16,18 @@
 #define EQT_FRAME_DEFAULT 2048	/* eqt_pool_init()'s frames (tests) */
 #define EQT_NO_DEADLINE	UINT64_MAX
 
+/* Sequence numbers wrap: a lies before b when b - a is less than half the
+ * space (serial number arithmetic, RFC 1982). */
+static inline bool eqt_seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool eqt_seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
 /* Traffic classes the wire arbiter shares the uplink between (DRR). */
 enum eqt_cls {
 	EQT_CLS_TCP	= 0,

@@ -63,9 +63,9 @@ struct eqt_pkt *eqt_infl_put(struct eqt_infl *f, struct eqt_pkt *p)
 		/* A resend keeps its seq, which may lie below everything
 		 * still held (so may a fast send's copy that comes after
 		 * later packets were ACKed). */
-		if ((int32_t)(p->seq - f->lo) < 0)
+		if (eqt_seq_before(p->seq, f->lo))
 			f->lo = p->seq;
-		if ((int32_t)(p->seq - f->hi) >= 0)
+		if (!eqt_seq_before(p->seq, f->hi))
 			f->hi = p->seq + 1;
 	}
 	f->n++;
@@ -108,7 +108,7 @@ struct eqt_pkt *eqt_infl_take_before(struct eqt_infl *f, uint32_t ack,
 	struct eqt_pkt *newest = NULL;
 
 	/* lo is always a held packet's seq while any is held (take()). */
-	while (f->n && (int32_t)(f->lo - ack) < 0) {
+	while (f->n && eqt_seq_before(f->lo, ack)) {
 		struct eqt_pkt *p = eqt_infl_take(f, f->lo);
 
 		if (newest)
@@ -128,7 +128,7 @@ struct eqt_pkt *eqt_infl_next(const struct eqt_infl *f, uint32_t *cursor)
 {
 	struct eqt_pkt *p = NULL;
 
-	while (f->n && !p && (int32_t)(++*cursor - f->hi) < 0)
+	while (f->n && !p && eqt_seq_before(++*cursor, f->hi))
 		p = eqt_infl_get(f, *cursor);
 	return p;
 }

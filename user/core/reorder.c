@@ -5,8 +5,6 @@
 #include <string.h>
 #include "reorder.h"
 
-static inline bool before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
-static inline bool after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
 
 int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, uint64_t loss_ns)
 {
@@ -84,7 +82,7 @@ static void skip_gap(struct eqt_reorder *q, const struct eqt_reorder_io *io, uin
 	for (uint32_t i = 0; i < q->lim; i++) {
 		struct eqt_pkt *p = q->held[i];
 
-		if (p && (!found || before(p->seq, best))) {
+		if (p && (!found || eqt_seq_before(p->seq, best))) {
 			best = p->seq;
 			found = true;
 		}
@@ -121,7 +119,7 @@ void eqt_reorder_in(struct eqt_reorder *q, struct eqt_pkt *p, const struct eqt_r
 	uint32_t seq = p->seq;
 	struct eqt_pkt **slot;
 
-	if (before(seq, q->expected)) {
+	if (eqt_seq_before(seq, q->expected)) {
 		q->dup++;
 		eqt_pkt_put(io->pool, p);
 		return;
@@ -159,7 +157,7 @@ void eqt_reorder_in(struct eqt_reorder *q, struct eqt_pkt *p, const struct eqt_r
 	if (!q->n++) {
 		q->gap_since = now;
 		q->held_hi = seq + 1;
-	} else if (after(seq + 1, q->held_hi)) {
+	} else if (eqt_seq_after(seq + 1, q->held_hi)) {
 		q->held_hi = seq + 1;
 	}
 	/* The seqs missing below it are missing from now on. */
@@ -201,13 +199,13 @@ static void relosses(struct eqt_reorder *q, const struct eqt_reorder_io *io, uin
 
 	if (!q->renack_at || now < q->renack_at)
 		return;
-	for (uint32_t s = q->expected; before(s, q->lost_hi) && s - q->expected < q->lim; s++) {
+	for (uint32_t s = q->expected; eqt_seq_before(s, q->lost_hi) && s - q->expected < q->lim; s++) {
 		struct eqt_pkt *p = q->held[s % q->lim];
 
 		if ((p && p->seq == s) || q->lostmark[s % q->lim] != s + 1)
 			continue;	/* here, or not ours to report */
 		missing = true;
-		if (!before(s, q->renack_hi))
+		if (!eqt_seq_before(s, q->renack_hi))
 			continue;	/* reported since the round was set */
 		q->relost++;
 		io->lost(io->ctx, peer, s);
@@ -231,8 +229,8 @@ static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, u
 		return EQT_NO_DEADLINE;
 	if (now < q->mark_at + q->loss_ns)
 		return q->mark_at + q->loss_ns;
-	for (s = after(q->lost_hi, q->expected) ? q->lost_hi : q->expected;
-	     before(s, q->mark_seq); s++) {
+	for (s = eqt_seq_after(q->lost_hi, q->expected) ? q->lost_hi : q->expected;
+	     eqt_seq_before(s, q->mark_seq); s++) {
 		struct eqt_pkt *p = q->held[s % q->lim];
 
 		if ((p && p->seq == s) || nacked(q, s))
@@ -248,7 +246,7 @@ static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, u
 	}
 	q->lost_hi = q->mark_seq;
 	q->mark_at = 0;
-	if (after(q->held_hi, q->lost_hi)) {
+	if (eqt_seq_after(q->held_hi, q->lost_hi)) {
 		q->mark_seq = q->held_hi;
 		q->mark_at = now;
 		return now + q->loss_ns;

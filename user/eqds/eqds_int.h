@@ -23,8 +23,9 @@
 #define ACK_SLACK_SEQS	4096
 #define PULL_SLACK	16	/* pulls beyond two BDPs and what was asked */
 
-static inline int before(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
-static inline int after(uint32_t a, uint32_t b) { return (int32_t)(a - b) > 0; }
+/* The core's serial number arithmetic (eqt.h), by EQDS's short names. */
+static inline bool before(uint32_t a, uint32_t b) { return eqt_seq_before(a, b); }
+static inline bool after(uint32_t a, uint32_t b) { return eqt_seq_after(a, b); }
 
 struct tx_tunnel {
 	uint8_t		state;		/* enum eqds_tx_state */

@@ -144,13 +144,13 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
  * XDP's deliveries is not idle.) */
 static void say_now(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t what)
 {
-	uint8_t ece = (what & RX_HELD_ECE ? EQ_F_ECE : 0) | (what & RX_HELD_LATE ? EQ_F_HELD : 0);
+	uint8_t flags = (what & RX_HELD_ECE ? EQ_F_ECE : 0) | (what & RX_HELD_LATE ? EQ_F_HELD : 0);
 
 	if (what & RX_HELD_PULL) {
 		r->st.pull_pkts++;
-		eqds_rx_send_ctl(e, peer, EQ_T_PULL, ece, r->q.expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_PULL, flags, r->q.expected);
 	} else if (what & RX_HELD_ACK) {
-		eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | ece, r->q.expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | flags, r->q.expected);
 	}
 }
 
