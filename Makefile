@@ -42,7 +42,7 @@ $(OUT)/user/eqds/%.o:   INCS = -Iuser/core -Iuser/eqds
 $(OUT)/user/smartt/%.o: INCS = -Iuser/core -Iuser/smartt
 $(OUT)/user/sird/%.o:   INCS = -Iuser/core -Iuser/sird
 $(OUT)/user/common/%.o: INCS = -Iuser/common
-$(OUT)/user/agent/%.o:  INCS = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/agent
+$(OUT)/user/agent/%.o:  INCS = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/smartt -Iuser/agent
 $(OUT)/loaders/%.o:     INCS = -Iuser/common -Iloaders -I$(OUT)/skel
 PKG_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 
@@ -213,12 +213,12 @@ $(OUT)/tests/fuzz/fuzz_eqds: tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c use
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c user/eqds/*.c)
 
-# The next control loops' rules (user/smartt, user/sird), before they are schemes.
+# The next control loops' rules (user/smartt, user/sird).
 $(OUT)/tests/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(wildcard user/smartt/*.[ch] user/sird/*.[ch] \
-			      user/core/*.h) | $(OUT)/.deps
+			      user/core/*.[ch]) | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -Iuser/smartt -Iuser/sird -o $@ tests/fuzz/fuzz_rules.c \
-		$(wildcard user/smartt/*.c user/sird/*.c)
+		$(wildcard user/core/*.c user/smartt/*.c user/sird/*.c)
 
 # Each layer prints TAP; tests/run.sh adds them up into one summary line.
 test: all

@@ -250,7 +250,7 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 	 * the outer ID.  The segments of any other GSO packet share a seq,
 	 * which only EQDS's tunnels (the agent's peers) number. */
 	bool seg_opt = v6 && gso && in->l4 == IPPROTO_TCP && segs <= EQ_SEG_MAX &&
-		       skb->gso_size <= 0xffff && cfg->scheme == EQ_SCHEME_EQDS &&
+		       skb->gso_size <= 0xffff && eq_scheme_has_agent(cfg->scheme) &&
 		       !(peer->flags & EQ_PEER_PLAIN);
 	/* The peer's scheme's options, in every DATA header (eq_peer.opt_words),
 	 * after the segment option: TC fills TSTAMP, pads the rest, and the
@@ -460,7 +460,7 @@ int tc_egress(struct __sk_buff *skb)
 	ps = bpf_map_lookup_elem(&eq_peer_stats, &pv->peer);
 	/* A peer of scheme none goes as scheme none goes, whatever the
 	 * attachment's agent runs for the others. */
-	if (cfg->scheme == EQ_SCHEME_EQDS && !(peer->flags & EQ_PEER_PLAIN)) {
+	if (eq_scheme_has_agent(cfg->scheme) && !(peer->flags & EQ_PEER_PLAIN)) {
 		__u32 agent = eq_agent_live_flags(cfg);
 
 		if ((agent & EQ_AGENT_READY) && !bare_tcp_ack(skb, &in)) {

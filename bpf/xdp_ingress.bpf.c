@@ -521,7 +521,7 @@ int xdp_ingress(struct xdp_md *ctx)
 		return XDP_DROP;
 	}
 
-	if (cfg->scheme == EQ_SCHEME_EQDS && for_agent(eq)) {
+	if (eq_scheme_has_agent(cfg->scheme) && for_agent(eq)) {
 		/* The agent has a socket on every receive queue (docs/agent.md). */
 		if (ctx->rx_queue_index < EQ_MAX_RXQ)
 			key = eq_xsk_wire_key(ctx->rx_queue_index);

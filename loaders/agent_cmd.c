@@ -28,8 +28,8 @@ static int agent_attachment(const struct eq_opts *o, char *dir, size_t len, stru
 	}
 	eq_config_read(&m, cfg);
 	eq_maps_close(&m);
-	if (cfg->scheme != EQ_SCHEME_EQDS) {
-		eq_err("%s is attached without 'scheme eqds': it has no agent", o->ifname);
+	if (!eq_scheme_has_agent(cfg->scheme)) {
+		eq_err("%s is attached with 'scheme none' alone: it has no agent", o->ifname);
 		return 1;
 	}
 	return 0;

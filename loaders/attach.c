@@ -30,6 +30,7 @@
 #include "config.h"
 #include "edgeq/lease.h"
 #include "peers.h"
+#include "settings.h"
 #include "tc_egress.skel.h"
 #include "xdp_ingress.skel.h"
 
@@ -324,7 +325,7 @@ static int size_maps(struct bpf_object *obj, const struct eq_config *b)
 		else if (t == BPF_MAP_TYPE_LPM_TRIE)
 			err = bpf_map__set_max_entries(map, eq_max_prefixes(b));
 		else if (!strcmp(bpf_map__name(map), EQ_MAP_COPIES) &&
-			 b->scheme == EQ_SCHEME_EQDS && b->tunnel.fast_path)
+			 eq_scheme_has_agent(b->scheme) && b->tunnel.fast_path)
 			err = bpf_map__set_max_entries(map, eq_copy_ring_bytes(b->link_rate_bps,
 										b->mtu));
 		if (err)
@@ -536,7 +537,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 	}
 	if ((rc = eq_config_write(&m, b)))
 		goto map_fail;
-	if (b->scheme == EQ_SCHEME_EQDS) {
+	if (eq_scheme_has_agent(b->scheme)) {
 		rc = eq_agent_veth_create(ifindex, b->mtu, b, &m, tc->obj, dir, err, sizeof(err));
 		if (rc) {
 			eq_err("%s: %s", o->ifname, err);
@@ -548,7 +549,7 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		eq_err("%s: %s", o->ifname, err);
 		goto fail;
 	}
-	if (b->scheme == EQ_SCHEME_EQDS && !o->no_agent) {
+	if (eq_scheme_has_agent(b->scheme) && !o->no_agent) {
 		rc = eq_agent_start(o->ifname, dir, err, sizeof(err));
 		if (rc) {
 			eq_err("%s: %s", o->ifname, err);
@@ -565,16 +566,18 @@ static int do_attach(const struct eq_opts *o, struct eq_cfg *cfg, int ifindex, c
 		(b->flags & EQ_CFG_XDP_MULTIPROG) ? " (libxdp dispatcher)" :
 		" (alone: libxdp's dispatcher is not available here)",
 		cfg->npeers, cfg->npeers == 1 ? "" : "es", dir);
-	if (b->scheme == EQ_SCHEME_EQDS) {
+	if (eq_scheme_has_agent(b->scheme)) {
 		char a[IF_NAMESIZE], bn[IF_NAMESIZE], log[600];
 
 		eq_agent_veth_names(ifindex, a, bn);
 		eq_agent_log_where(dir, log, sizeof(log));
 		if (o->no_agent)
-			eq_info("scheme eqds through %s/%s; no agent started (--no-agent): run "
-				"'edgeqd --iface %s' or 'edgeq agent start %s'", a, bn, o->ifname, o->ifname);
+			eq_info("scheme %s through %s/%s; no agent started (--no-agent): run "
+				"'edgeqd --iface %s' or 'edgeq agent start %s'", eq_scheme_name(b->scheme),
+				a, bn, o->ifname, o->ifname);
 		else
-			eq_info("scheme eqds through %s/%s; agent edgeqd running, log %s", a, bn, log);
+			eq_info("scheme %s through %s/%s; agent edgeqd running, log %s",
+				eq_scheme_name(b->scheme), a, bn, log);
 	}
 	eq_maps_close(&m);
 	xdp_ingress__destroy(xdp);
@@ -618,21 +621,22 @@ int cmd_attach(const struct eq_opts *o)
 		return 1;
 	}
 	mtu = iface_mtu(o->ifname);
-	if (cfg.bpf.scheme == EQ_SCHEME_EQDS && cfg.bpf.mtu > EQ_AGENT_MTU_MAX) {
+	if (eq_scheme_has_agent(cfg.bpf.scheme) && cfg.bpf.mtu > EQ_AGENT_MTU_MAX) {
 		/* The agent carries every packet of the tunnel in one AF_XDP
 		 * frame (no multi-buffer sockets on the kernels we support). */
-		eq_err("%s: mtu %u is above what 'scheme eqds' carries: its agent takes frames of "
+		eq_err("%s: mtu %u is above what 'scheme %s' carries: its agent takes frames of "
 		       "at most %u bytes (mtu %u); set 'mtu %u' or lower, or use 'scheme none'",
-		       o->ifname, cfg.bpf.mtu, EQ_AGENT_FRAME_MAX, EQ_AGENT_MTU_MAX, EQ_AGENT_MTU_MAX);
+		       o->ifname, cfg.bpf.mtu, eq_scheme_name(cfg.bpf.scheme), EQ_AGENT_FRAME_MAX, EQ_AGENT_MTU_MAX, EQ_AGENT_MTU_MAX);
 		eq_cfg_free(&cfg);
 		return 1;
 	}
 	if (!cfg.bpf.mtu) {
 		cfg.bpf.mtu = mtu > 0 ? (unsigned int)mtu : 1500;
-		if (cfg.bpf.scheme == EQ_SCHEME_EQDS && cfg.bpf.mtu > EQ_AGENT_MTU_MAX) {
-			eq_info("%s: tunnel mtu %u, below the interface's %u: the largest 'scheme eqds' "
+		if (eq_scheme_has_agent(cfg.bpf.scheme) && cfg.bpf.mtu > EQ_AGENT_MTU_MAX) {
+			eq_info("%s: tunnel mtu %u, below the interface's %u: the largest 'scheme %s' "
 				"carries (its agent's frames are %u bytes)", o->ifname,
-				EQ_AGENT_MTU_MAX, cfg.bpf.mtu, EQ_AGENT_FRAME_MAX);
+				EQ_AGENT_MTU_MAX, cfg.bpf.mtu, eq_scheme_name(cfg.bpf.scheme),
+				EQ_AGENT_FRAME_MAX);
 			cfg.bpf.mtu = EQ_AGENT_MTU_MAX;
 		}
 	} else if (mtu > 0 && cfg.bpf.mtu > (unsigned int)mtu) {

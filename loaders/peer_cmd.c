@@ -97,13 +97,14 @@ static int peer_add(const char *ifname, const char *prefix, const char *via, con
 		rc = -EINVAL;
 		goto out;
 	}
-	if (sc == EQ_SCHEME_EQDS && c.scheme != EQ_SCHEME_EQDS) {
-		eq_err("%s: attached without an agent (no peer of scheme eqds): a peer of scheme "
-		       "eqds needs one; say so in the config and attach again", ifname);
+	if (eq_scheme_has_agent(sc) && !eq_scheme_has_agent(c.scheme)) {
+		eq_err("%s: attached without an agent (every peer of scheme none): a peer of scheme "
+		       "%s needs one; say so in the config and attach again", ifname,
+		       eq_scheme_name(sc));
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = eq_peer_add(&m, &k, &a, (__u8)sc, c.scheme == EQ_SCHEME_EQDS && sc == EQ_SCHEME_NONE,
+	rc = eq_peer_add(&m, &k, &a, (__u8)sc, eq_scheme_has_agent(c.scheme) && sc == EQ_SCHEME_NONE,
 			 key ? &keys : NULL, &slot);
 	if (rc == -EEXIST)
 		eq_err("%s: prefix %s already goes to another peer; delete it first", ifname, prefix);

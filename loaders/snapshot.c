@@ -105,7 +105,7 @@ static int read_attachment(const char *dir, const char *entry, bool first, void 
 		t->tc = eq_hook_live(dir, EQ_PIN_PROG_TC, (int)t->c.ifindex, &t->c);
 		t->xdp = eq_hook_live(dir, EQ_PIN_PROG_XDP, (int)t->c.ifindex, &t->c);
 	}
-	t->eqds = t->c.scheme == EQ_SCHEME_EQDS;
+	t->eqds = eq_scheme_has_agent(t->c.scheme);
 	t->alive = t->eqds && eq_agent_state(dir, &t->c, &t->ag, &t->age_ns);
 	t->peers = calloc(m.peer_slots, sizeof(*t->peers));
 	r = calloc(1, sizeof(*r));

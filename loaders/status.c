@@ -293,7 +293,7 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 	const char *down = c.on_agent_down < 3 ? downs[c.on_agent_down] : "?";
 	struct eq_agent ag = {};
 	__u64 age = 0;
-	bool eqds = c.scheme == EQ_SCHEME_EQDS;
+	bool eqds = eq_scheme_has_agent(c.scheme);
 	bool alive = eqds && eq_agent_state(dir, &c, &ag, &age);
 	char path[600];
 

@@ -149,7 +149,15 @@ enum eq_xdp_attach {
 enum eq_scheme {
 	EQ_SCHEME_NONE		= 0,	/* plain tunnel: TC encapsulates, XDP decapsulates */
 	EQ_SCHEME_EQDS		= 1,	/* edge queues in the agent, receiver-paced pulls */
+	EQ_SCHEME_SMARTT	= 2,	/* a sender window from ECN, delay and trims */
 };
+
+/* Every scheme but none runs in the agent: eq_config.scheme is one of
+ * them when any peer's is (TC and XDP hand it the tunnel's packets). */
+static inline int eq_scheme_has_agent(__u32 scheme)
+{
+	return scheme != EQ_SCHEME_NONE;
+}
 
 /* What TC egress does with peer traffic when the agent is not alive
  * (its heartbeat in eq_agent is older than agent_dead_ns). */
@@ -197,6 +205,14 @@ struct eq_scheme_settings {
 		__u32	mode;		/* eqds.mode: 0 trim, 1 rts (no unscheduled burst) */
 		__u32	asl;		/* eqds.asl: 0 fifo, 1 weighted */
 	} eqds;
+	struct {
+		__u32	trimming;	/* smartt.trimming: 1 the fabric trims (NACKs
+					 * of trimmed headers), 0 losses are found
+					 * by timeouts and count double */
+		__u32	trtt_pct;	/* smartt.target_rtt: percent of the base RTT */
+		__u32	max_wnd_pct;	/* smartt.max_window: percent of a BDP */
+		__u32	base_rtt_ns;	/* smartt.base_rtt_us: 0, the lowest measured */
+	} smartt;
 };
 
 /* hold_tcp auto, until attach resolves it by the link rate: on from

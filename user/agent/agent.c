@@ -26,6 +26,7 @@
 #include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "edgeq/ecn.h"
 #include "edgeq/wire.h"
 #include "pins.h"
 #include "frame.h"
@@ -170,6 +171,8 @@ static void io_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 	if ((fi.hdr.flags & EQ_F_FAST) &&
 	    eq_l4csum_complete(p->data + fi.inner_off, fi.inner_len))
 		a->cnt.csum_completed++;
+	if (p->flags & EQT_PF_CE_TAKEN)
+		fi.outer_ecn = EQ_ECN_NOT_ECT;	/* decapsulation leaves the inner ECN */
 	/* To this host's MAC on the attached interface, from the peer's (or
 	 * its router's): tc_deliver moves it into that interface's stack. */
 	f = eqf_decap(p->data, &fi, a->wire_mac, p->data + ETH_ALEN, &n);

@@ -251,12 +251,16 @@ int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *
 
 		write_opts(f + fi->eq_off + EQ_HDR_LEN, room, rc ? &none : h);
 	}
+	if (fi->v6 && h->ect && !(f[fi->l3_off + 1] & (EQ_ECN_MASK << 4)))
+		f[fi->l3_off + 1] |= EQ_ECN_ECT0 << 4;
 	if (!fi->v6) {
 		struct iphdr ip;
 
 		/* Every segment of a GSO packet carries its own seq now: the
 		 * receiver must not add the ID the segmentation counted. */
 		memcpy(&ip, f + fi->l3_off, sizeof(ip));
+		if (h->ect && !(ip.tos & EQ_ECN_MASK))
+			ip.tos |= EQ_ECN_ECT0;
 		ip.id = 0;
 		ip.check = 0;
 		ip.check = eq_ipv4_hdr_csum(&ip);

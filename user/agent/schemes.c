@@ -3,10 +3,12 @@
  * under user/<name>/ with its ops, and one line here. */
 #include <string.h>
 #include "eqds.h"
+#include "smartt.h"
 #include "schemes.h"
 
 static const struct eqt_scheme_ops *const schemes[] = {
 	&eqds_ops,
+	&smartt_ops,
 };
 
 #define N_SCHEMES (sizeof(schemes) / sizeof(schemes[0]))

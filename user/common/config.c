@@ -213,14 +213,15 @@ static int check_peers(struct eq_cfg *cfg, struct eq_cfg_peer **idx, const char 
 
 /* Each peer's scheme: its own, or the config's.  One underlay peer has
  * one scheme, whatever prefixes go to it.  The attachment runs an agent
- * (eq_config.scheme eqds) when any peer is eqds; its scheme none peers
+ * when any peer's scheme has one (eq_scheme_has_agent(): eq_config.scheme
+ * is then the default, or the first such peer's); its scheme none peers
  * are then `plain`: TC tunnels them as scheme none does, and the agent
  * never sees them.  `peer_scheme` keeps the default for `edgeq peer add`. */
 static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size_t errlen)
 {
 	struct eq_config *b = &cfg->bpf;
 	struct eq_cfg_peer **idx = calloc(cfg->npeers ? cfg->npeers : 1, sizeof(*idx));
-	bool agent = b->scheme == EQ_SCHEME_EQDS;
+	uint32_t agent = eq_scheme_has_agent(b->scheme) ? b->scheme : EQ_SCHEME_NONE;
 	int rc;
 
 	if (!idx)
@@ -231,15 +232,15 @@ static int resolve_schemes(struct eq_cfg *cfg, const char *name, char *err, size
 
 		if (p->scheme < 0)
 			p->scheme = (int)b->scheme;
-		agent |= p->scheme == EQ_SCHEME_EQDS;
+		if (!agent && eq_scheme_has_agent((uint32_t)p->scheme))
+			agent = (uint32_t)p->scheme;
 		idx[i] = p;
 	}
 	rc = check_peers(cfg, idx, name, err, errlen);
 	free(idx);
 	if (rc)
 		return rc;
-	if (agent)
-		b->scheme = EQ_SCHEME_EQDS;
+	b->scheme = agent;
 	for (size_t i = 0; i < cfg->npeers; i++)
 		cfg->peers[i].plain = agent && cfg->peers[i].scheme == EQ_SCHEME_NONE;
 	return 0;

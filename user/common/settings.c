@@ -74,11 +74,24 @@ static const struct eq_setting eqds_settings[] = {
 		{ "fifo", 0 }, { "weighted", 1 }, { NULL, 0 } }), 0, schemes.eqds.asl),
 };
 
+/* SMaRTT (docs/smartt.md): the gains are the paper's; what depends on the
+ * path is in units of it (the base RTT, a BDP). */
+static const struct eq_setting smartt_settings[] = {
+	WORDS("smartt.trimming", NULL, on_off, 1, schemes.smartt.trimming),
+	UINT("smartt.target_rtt", 110, 1000, "percent of the base RTT", 1, 150,
+	     schemes.smartt.trtt_pct),
+	UINT("smartt.max_window", 50, 1000, "percent of a BDP", 1, 125, schemes.smartt.max_wnd_pct),
+	UINT_RULE("smartt.base_rtt_us", 1, 1000000, "microseconds", US, "the lowest measured",
+		  schemes.smartt.base_rtt_ns),
+};
+
 /* EQDS carries everything in the fixed header: no options. */
 const struct eq_scheme_info eq_schemes[] = {
 	{ "none", EQ_SCHEME_NONE, NULL, 0, 0, 0 },
 	{ "eqds", EQ_SCHEME_EQDS, eqds_settings, sizeof(eqds_settings) / sizeof(eqds_settings[0]),
 	  0, 0 },
+	{ "smartt", EQ_SCHEME_SMARTT, smartt_settings,
+	  sizeof(smartt_settings) / sizeof(smartt_settings[0]), 0, 0 },
 };
 const size_t eq_nschemes = sizeof(eq_schemes) / sizeof(eq_schemes[0]);
 

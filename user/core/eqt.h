@@ -52,6 +52,10 @@ struct eqt_pkt {
 #define EQT_PF_SYN	0x01	/* was sent with the SYN flag */
 #define EQT_PF_FAST	0x02	/* sent by TC on the fast path: t_ns is when
 				 * the agent read its copy, not when it left */
+#define EQT_PF_CE_TAKEN	0x04	/* received: the scheme took its outer CE as its
+				 * own signal (it set ECT itself): the inner
+				 * header is left as it came, not dropped as
+				 * RFC 6040 drops CE over a Not-ECT packet */
 
 /* A fixed pool of packets: the agent's whole packet memory.  Exhaustion is
  * a counted drop by the caller, never an allocation failure elsewhere. */

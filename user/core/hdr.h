@@ -25,6 +25,10 @@ struct eqt_hdr {
 	uint32_t	pull;		/* pull_target (DATA, TRIMMED, RTS) or pull_no */
 	uint32_t	aux;		/* DATA: original frame length; control: busy_ns */
 	uint8_t		ce;		/* the outer header arrived CE-marked */
+	uint8_t		ect;		/* DATA to send: the outer header ECT(0)
+					 * where it is Not-ECT, so that the fabric
+					 * marks it rather than drops it: the
+					 * scheme reacts to CE itself */
 	uint32_t	wire_len;	/* the frame as received, Ethernet header
 					 * included (0: not known) */
 	/* Options (wire.h, docs/wire.md 2.6): parsed from a frame, or to

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SMaRTT as a scheme, end to end in one process: N senders and one
+ * receiver (each a smartt instance with its own pool and a mocked clock)
+ * joined by a model fabric: 10 us of propagation each way and, towards
+ * the receiver, one bottleneck port at the link rate that CE-marks DATA
+ * queued above K packets and trims DATA above a threshold (or drops it,
+ * for a fabric that cannot trim); DATA can also be lost on the way.
+ * Checked: every packet delivered exactly once and in order (or at least
+ * once after the receiver lost its state), the incast is fair and its
+ * queue held near the marking threshold by the windows, losses repaired
+ * without a trimming switch, and control packets a stranger sends change
+ * nothing.
+ */
+#include "testlib.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "smartt.h"
+
+#define MAXS	9
+#define MTU	1500
+#define RATE	1000000000ULL
+#define PROP	10000ULL
+#define NPKT	700			/* ~1 MB per sender */
+#define WIRE(len)	((uint64_t)(len) + 14 + EQ_ETH_FRAMING)
+#define MARK_AT	8			/* the port's ECN threshold, packets */
+
+struct ev {
+	uint64_t	t;
+	int		to;		/* 0..n-1 senders, MAXS the receiver */
+	int		from;
+	struct eqt_hdr	h;
+	uint16_t	len;
+	uint32_t	id;
+};
+
+static struct sim {
+	struct ev	*ev;
+	size_t		nev, cap;
+	uint64_t	now;
+	int		n;
+	struct smartt	*s[MAXS], *r;
+	struct eqt_pool	sp[MAXS], rp;
+	uint64_t	port_free;
+	uint32_t	port_q, port_qmax, trim_at, trims, drops, marks, data_lost;
+	uint32_t	refused;	/* control packets a sender did not take */
+	uint64_t	q_area, q_last;		/* the queue's time integral */
+	bool		drop_tail;
+	double		data_loss;
+	uint32_t	got[MAXS], dups[MAXS], ooo[MAXS];
+	uint8_t		seen[MAXS][NPKT];
+	uint64_t	done_at[MAXS];
+} S;
+
+static void push(struct ev e)
+{
+	if (S.nev == S.cap) {
+		S.cap = S.cap ? S.cap * 2 : 1024;
+		S.ev = realloc(S.ev, S.cap * sizeof(*S.ev));
+	}
+	size_t i = S.nev++;
+
+	while (i && S.ev[i - 1].t > e.t) {
+		S.ev[i] = S.ev[i - 1];
+		i--;
+	}
+	S.ev[i] = e;
+}
+
+static void queue_to(uint32_t q)
+{
+	S.q_area += (uint64_t)S.port_q * (S.now - S.q_last);
+	S.q_last = S.now;
+	S.port_q = q;
+	if (q > S.port_qmax)
+		S.port_qmax = q;
+}
+
+static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
+{
+	int i = (int)(intptr_t)ctx;
+	struct ev e = { .to = MAXS, .from = i, .h = *h, .len = p->len };
+	uint64_t arrive = S.now + PROP, start;
+
+	(void)peer;
+	assert_true(h->ect);	/* the fabric is to mark it, not drop it */
+	memcpy(&e.id, p->data, 4);
+	if (S.data_loss > 0 && rnd32() % 10000 < S.data_loss * 10000) {
+		S.data_lost++;
+		return;
+	}
+	if (S.port_q >= S.trim_at) {
+		if (S.drop_tail) {
+			S.drops++;
+			return;
+		}
+		e.h.type = EQ_T_TRIMMED;
+		S.trims++;
+		e.t = arrive + PROP + WIRE(64) * 8 * 1000000000ULL / RATE;
+		push(e);
+		return;
+	}
+	if (S.port_q >= MARK_AT) {
+		e.h.ce = 1;
+		S.marks++;
+	}
+	start = arrive > S.port_free ? arrive : S.port_free;
+	S.port_free = start + WIRE(p->len) * 8 * 1000000000ULL / RATE;
+	queue_to(S.port_q + 1);
+	e.t = S.port_free + PROP;
+	push(e);
+}
+
+static void s_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
+{
+	(void)ctx; (void)peer; (void)h;
+	fail();		/* a sender says nothing */
+}
+
+static void s_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	(void)ctx; (void)peer; (void)p;
+	fail();
+}
+
+static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
+{
+	(void)ctx; (void)peer; (void)p; (void)h;
+	fail();
+}
+
+static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
+{
+	(void)ctx;
+	push((struct ev){ .t = S.now + 2 * PROP, .to = (int)peer, .from = MAXS, .h = *h });
+}
+
+static void r_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	uint32_t id;
+
+	(void)ctx;
+	memcpy(&id, p->data, 4);
+	assert_true(peer < (uint32_t)S.n && id < NPKT);
+	if (S.seen[peer][id]++) {
+		S.dups[peer]++;
+	} else {
+		if (id != S.got[peer])
+			S.ooo[peer]++;
+		S.got[peer]++;
+	}
+	if (S.got[peer] == NPKT && !S.done_at[peer])
+		S.done_at[peer] = S.now;
+}
+
+static struct smartt_cfg cfg(bool trimming, uint64_t loss_ns)
+{
+	struct smartt_cfg c = {
+		.link_bps = RATE, .mtu = MTU, .framing = EQ_ETH_FRAMING, .npeers = MAXS,
+		.edge_limit = 1000, .reorder_limit = 256, .reorder_ns = 4000000,
+		.loss_ns = loss_ns, .rto_ns = 1000000, .drr_quantum = 3000,
+		.idle_ns = 10000000000ULL,
+	};
+
+	smartt_settings_default(&c.rules);
+	c.rules.trimming = trimming;
+	return c;
+}
+
+static void setup_with(int n, const struct smartt_cfg *c)
+{
+	memset(&S, 0, sizeof(S));
+	S.n = n;
+	S.trim_at = 24;
+	for (int i = 0; i < n; i++) {
+		struct eqt_io io = { (void *)(intptr_t)i, s_data, s_ctl, s_deliver, NULL };
+
+		assert_int_equal(eqt_pool_init(&S.sp[i], 4096), 0);
+		S.s[i] = smartt_new(c, &io, &S.sp[i], 0, 1000 + i);
+		assert_non_null(S.s[i]);
+	}
+	struct eqt_io rio = { NULL, r_data, r_ctl, r_deliver, NULL };
+
+	assert_int_equal(eqt_pool_init(&S.rp, 4096), 0);
+	S.r = smartt_new(c, &rio, &S.rp, 0, 7);
+	assert_non_null(S.r);
+}
+
+static void setup(int n, bool trimming)
+{
+	struct smartt_cfg c = cfg(trimming, trimming ? 0 : 200000);
+
+	setup_with(n, &c);
+}
+
+/* Every packet the modules took from their pools went back. */
+static void teardown_sim(void)
+{
+	for (int i = 0; i < S.n; i++) {
+		smartt_free(S.s[i]);
+		assert_int_equal(S.sp[i].in_use, 0);
+		eqt_pool_fini(&S.sp[i]);
+	}
+	smartt_free(S.r);
+	assert_int_equal(S.rp.in_use, 0);
+	eqt_pool_fini(&S.rp);
+	free(S.ev);
+}
+
+static void offer(int i, uint32_t id)
+{
+	struct eqt_pkt *p = eqt_pkt_get(&S.sp[i]);
+
+	assert_non_null(p);
+	p->len = MTU;
+	p->l3_off = 0;
+	memset(p->data, 0, 64);
+	memcpy(p->data, &id, 4);
+	p->cls = EQT_CLS_TCP;
+	assert_int_equal(smartt_local(S.s[i], 0, p, S.now), 0);
+}
+
+static void offer_all(void)
+{
+	for (int i = 0; i < S.n; i++)
+		for (uint32_t id = 0; id < NPKT; id++)
+			offer(i, id);
+}
+
+static void run(uint64_t until, uint64_t flush_at)
+{
+	uint64_t next_tick = 0;
+
+	while (S.now < until) {
+		uint64_t t = S.nev ? S.ev[0].t : until;
+
+		if (next_tick < t)
+			t = next_tick;
+		S.now = t;
+		if (flush_at && S.now >= flush_at) {
+			smartt_flush(S.r, MAXS, S.now);	/* the receiver forgets */
+			flush_at = 0;
+		}
+		if (S.nev && S.ev[0].t <= S.now) {
+			struct ev e = S.ev[0];
+
+			memmove(S.ev, S.ev + 1, --S.nev * sizeof(*S.ev));
+			if (e.to == MAXS) {
+				struct eqt_pkt *p = NULL;
+
+				if (e.h.type == EQ_T_DATA) {
+					queue_to(S.port_q - 1);
+					p = eqt_pkt_get(&S.rp);
+					assert_non_null(p);
+					p->len = e.len;
+					p->flags = 0;
+					memcpy(p->data, &e.id, 4);
+				}
+				smartt_wire(S.r, (uint32_t)e.from, &e.h, p, S.now);
+			} else {
+				/* Late RSTs of an epoch already ended are refused
+				 * (an RST per packet the restarted receiver got). */
+				if (!smartt_wire(S.s[e.to], 0, &e.h, NULL, S.now))
+					S.refused++;
+			}
+		}
+		uint64_t d = smartt_run(S.r, S.now);
+
+		for (int i = 0; i < S.n; i++) {
+			uint64_t x = smartt_run(S.s[i], S.now);
+
+			if (x < d)
+				d = x;
+		}
+		next_tick = d > S.now ? d : S.now + 1;
+		bool all = true;
+
+		for (int i = 0; i < S.n; i++)
+			all &= S.got[i] == NPKT;
+		if (all)
+			break;
+	}
+}
+
+static void expect_complete(bool exact)
+{
+	for (int i = 0; i < S.n; i++) {
+		assert_int_equal(S.got[i], NPKT);
+		if (exact) {
+			assert_int_equal(S.refused, 0);
+			assert_int_equal(S.dups[i], 0);
+			assert_int_equal(S.ooo[i], 0);
+		}
+	}
+}
+
+static uint64_t last_done(void)
+{
+	uint64_t last = 0;
+
+	for (int i = 0; i < S.n; i++)
+		last = S.done_at[i] > last ? S.done_at[i] : last;
+	return last;
+}
+
+static double jain_of_done(void)
+{
+	double s = 0, q = 0;
+
+	for (int i = 0; i < S.n; i++) {
+		double x = 1.0 / (double)S.done_at[i];
+
+		s += x;
+		q += x * x;
+	}
+	return s * s / (S.n * q);
+}
+
+static void peer_state(struct smartt *m, uint32_t peer, struct eq_agent_peer *v,
+		       struct smartt_published *own)
+{
+	smartt_peer_state(m, peer, v, own);
+}
+
+static void test_one_sender_fills_the_link(void **state)
+{
+	struct smartt_published own;
+	double ideal = NPKT * WIRE(MTU) * 8 / 1e9;
+
+	(void)state;
+	rng_state = 1;
+	setup(1, true);
+	offer_all();
+	run(2000000000ULL, 0);
+	expect_complete(true);
+	peer_state(S.s[0], 0, NULL, &own);
+	printf("# one sender: done at %.2f ms (ideal %.2f), queue max %u, marks %u, trims %u, "
+	       "window %llu bytes, base RTT %.1f us, BDP %llu\n", S.done_at[0] / 1e6, ideal * 1e3,
+	       S.port_qmax, S.marks, S.trims, (unsigned long long)own.cwnd,
+	       own.base_rtt_ns / 1e3, (unsigned long long)own.bdp);
+	/* The window starts at a BDP of the measured path, and a lone flow
+	 * keeps the port busy: within 10 % of the wire's time. */
+	assert_true(S.done_at[0] / 1e9 < ideal * 1.10);
+	assert_int_equal(S.trims, 0);
+	assert_true(own.base_rtt_ns > 2 * PROP && own.base_rtt_ns < 20 * PROP);
+	teardown_sim();
+}
+
+static void test_incast_windows_hold_the_queue(void **state)
+{
+	struct smartt_published own;
+	uint64_t dec = 0, ce = 0;
+	double ideal = 8.0 * NPKT * WIRE(MTU) * 8 / 1e9, mean;
+
+	(void)state;
+	rng_state = 2;
+	setup(8, true);
+	offer_all();
+	run(5000000000ULL, 0);
+	expect_complete(true);
+	for (int i = 0; i < S.n; i++) {
+		peer_state(S.s[i], 0, NULL, &own);
+		dec += own.decreases;
+		ce += own.acks_ce;
+	}
+	mean = (double)S.q_area / (double)S.q_last;
+	printf("# incast 8->1: last %.2f ms (ideal %.2f), Jain %.4f, queue mean %.1f max %u "
+	       "(marks from %u), marks %u, trims %u, ACKs with CE %llu, decreases %llu\n",
+	       last_done() / 1e6, ideal * 1e3, jain_of_done(), mean, S.port_qmax, MARK_AT,
+	       S.marks, S.trims, (unsigned long long)ce, (unsigned long long)dec);
+	assert_true(last_done() / 1e9 < ideal * 1.10);
+	assert_true(jain_of_done() >= 0.95);
+	/* Marks reach the windows (every mark is echoed), which shrink: the
+	 * queue stays around the threshold, not at the trimming limit. */
+	assert_int_equal(ce, S.marks);
+	assert_true(dec > 0);
+	assert_true(mean < 2.0 * MARK_AT);
+	teardown_sim();
+}
+
+/* Without a trimming switch: a drop-tail port and 1 % of DATA lost on the
+ * way; the receiver's loss window and the RTO repair it all. */
+static void test_losses_without_trimming(void **state)
+{
+	struct eq_agent_peer v;
+	uint64_t nacks = 0, rtx = 0;
+
+	(void)state;
+	rng_state = 3;
+	setup(4, false);
+	S.drop_tail = true;
+	S.trim_at = 12;		/* the first round trip's windows overflow it */
+	S.data_loss = 0.01;
+	offer_all();
+	run(10000000000ULL, 0);
+	expect_complete(true);
+	for (int i = 0; i < S.n; i++) {
+		peer_state(S.s[i], 0, &v, NULL);
+		nacks += v.rx_nacks;
+		rtx += v.tx_rtx;
+	}
+	printf("# 4->1, drop-tail, 1 %% loss: last %.2f ms, lost %u, dropped %u, NACKs %llu, "
+	       "retransmissions %llu\n", last_done() / 1e6, S.data_lost, S.drops,
+	       (unsigned long long)nacks, (unsigned long long)rtx);
+	assert_true(S.data_lost > 0);
+	assert_true(S.drops > 0);
+	assert_true(rtx >= S.data_lost + S.drops);
+	assert_true(nacks > 0);
+	teardown_sim();
+}
+
+/* The receiver forgets everything mid-transfer (its agent restarted):
+ * the next DATA draws an RST, and the sender sends what was in flight
+ * again in a new epoch.  What the receiver delivered before may come
+ * again (its inner transport drops duplicates). */
+static void test_receiver_restart(void **state)
+{
+	struct eq_agent_peer v;
+
+	(void)state;
+	rng_state = 4;
+	setup(1, true);
+	offer_all();
+	run(2000000000ULL, 3000000);
+	expect_complete(false);
+	peer_state(S.s[0], 0, &v, NULL);
+	printf("# receiver restart: done at %.2f ms, RSTs %llu, late ones refused %u, duplicates %u\n",
+	       S.done_at[0] / 1e6, (unsigned long long)v.rsts, S.refused, S.dups[0]);
+	assert_int_equal(v.bad_rst, S.refused);
+	assert_true(v.rsts >= 1);
+	teardown_sim();
+}
+
+/* Control packets a stranger sends: an ACK beyond what was sent, a NACK
+ * beyond it, an RST echoing no seq of the epoch: each is refused and
+ * counted; and a NACK of an older epoch is ignored.  None changes the
+ * window or what is in flight. */
+static void test_forged_control_changes_nothing(void **state)
+{
+	struct eq_agent_peer before, after;
+	struct smartt_published ob, oa;
+	struct eqt_hdr h;
+
+	(void)state;
+	rng_state = 5;
+	setup(1, true);
+	for (uint32_t id = 0; id < 8; id++)
+		offer(0, id);
+	smartt_run(S.s[0], 1000000);	/* the first window goes */
+	peer_state(S.s[0], 0, &before, &ob);
+	assert_true(before.inflight_bytes > 0);
+
+	h = (struct eqt_hdr){ .type = EQ_T_ACK, .seq_ack = before.tx_next_seq + 100000,
+			      .pull = before.tx_next_seq + 100001 };
+	assert_false(smartt_wire(S.s[0], 0, &h, NULL, 1001000));
+	h = (struct eqt_hdr){ .type = EQ_T_ACK, .seq_ack = before.tx_next_seq - 1,
+			      .pull = before.tx_next_seq + 5000 };	/* a cumulative ack too far */
+	assert_false(smartt_wire(S.s[0], 0, &h, NULL, 1001000));
+	h = (struct eqt_hdr){ .type = EQ_T_NACK, .seq_ack = before.tx_next_seq + 10,
+			      .pull = before.tx_cum_ack };
+	assert_false(smartt_wire(S.s[0], 0, &h, NULL, 1001000));
+	/* Far behind: an older epoch's, taken as late and ignored. */
+	h = (struct eqt_hdr){ .type = EQ_T_NACK, .seq_ack = before.tx_cum_ack - 1000000,
+			      .pull = before.tx_cum_ack - 999999 };
+	smartt_wire(S.s[0], 0, &h, NULL, 1001000);
+	h = (struct eqt_hdr){ .type = EQ_T_RST, .seq_ack = 0, .pull = before.tx_next_seq + 7 };
+	assert_false(smartt_wire(S.s[0], 0, &h, NULL, 1001000));
+
+	peer_state(S.s[0], 0, &after, &oa);
+	assert_int_equal(after.bad_ack, before.bad_ack + 3);
+	assert_true(after.bad_rst == before.bad_rst + 1);
+	assert_int_equal(after.inflight_bytes, before.inflight_bytes);
+	assert_int_equal(after.tx_epoch, before.tx_epoch);
+	assert_int_equal(after.rsts, 0);
+	assert_int_equal(oa.cwnd, ob.cwnd);
+	/* ... and the genuine ACK of the first packet is taken. */
+	h = (struct eqt_hdr){ .type = EQ_T_ACK, .seq_ack = before.tx_epoch,
+			      .pull = before.tx_epoch + 1 };
+	assert_true(smartt_wire(S.s[0], 0, &h, NULL, 1050000));
+	peer_state(S.s[0], 0, &after, NULL);
+	assert_int_equal(after.inflight_bytes, before.inflight_bytes - MTU);
+	teardown_sim();
+}
+
+/* DATA a stranger sends to the receiver: outside the window of an
+ * established tunnel, or a SYN not where the next epoch starts: dropped,
+ * counted, delivered never. */
+static void test_forged_data_refused(void **state)
+{
+	struct eq_agent_peer v;
+	struct eqt_hdr h;
+	struct eqt_pkt *p;
+
+	(void)state;
+	rng_state = 6;
+	setup(1, true);
+	for (uint32_t id = 0; id < 4; id++)
+		offer(0, id);
+	run(1000000ULL, 0);
+	assert_int_equal(S.got[0], 4);
+	peer_state(S.r, 0, &v, NULL);
+
+	p = eqt_pkt_get(&S.rp);
+	p->len = MTU;
+	memset(p->data, 0, 8);
+	h = (struct eqt_hdr){ .type = EQ_T_DATA, .seq_ack = v.rx_expected + (1u << 30) };
+	assert_false(smartt_wire(S.r, 0, &h, p, S.now));
+	p = eqt_pkt_get(&S.rp);
+	p->len = MTU;
+	memset(p->data, 0, 8);
+	h = (struct eqt_hdr){ .type = EQ_T_DATA, .flags = EQ_F_SYN,
+			      .seq_ack = v.rx_expected + (1u << 29) };
+	assert_false(smartt_wire(S.r, 0, &h, p, S.now));
+	peer_state(S.r, 0, &v, NULL);
+	assert_int_equal(v.rx_bad_seq, 1);
+	assert_int_equal(v.rx_bad_epoch, 1);
+	assert_int_equal(S.got[0], 4);
+	assert_int_equal(S.dups[0], 0);
+	teardown_sim();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_sender_fills_the_link),
+		cmocka_unit_test(test_incast_windows_hold_the_queue),
+		cmocka_unit_test(test_losses_without_trimming),
+		cmocka_unit_test(test_receiver_restart),
+		cmocka_unit_test(test_forged_control_changes_nothing),
+		cmocka_unit_test(test_forged_data_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A sending tunnel's mechanics, the core's (issue 13, docs/architecture.md):
+ * its epoch and sequence numbers, its edge queue by class and the queue of
+ * resends that go before it, what is in flight, the retransmission timer,
+ * and what an ACK, a NACK, a timeout or an RST does to them.  What may be
+ * sent when (credit, a window) and what feedback does to that is the
+ * scheme's: every call here says what it took out or moved, in bytes, for
+ * the scheme to count.  A window scheme (SMaRTT) is built on this as it
+ * is; EQDS keeps its own sender for now (its lease and pulls interleave with
+ * every step).  Pure C, injected clock.
+ */
+#ifndef EDGEQ_CORE_TX_H
+#define EDGEQ_CORE_TX_H
+
+#include "eqt.h"
+#include "epoch.h"
+#include "hdr.h"
+#include "infl.h"
+#include "rtt.h"
+
+/* Acks a control packet may carry below the cumulative ack (a late ACK
+ * overtaken by a later one): anything older cannot be the peer's. */
+#define EQT_TX_ACK_SLACK	4096
+#define EQT_TX_RTO_MAX_NS	1000000000ULL
+
+struct eqt_tx_stats {
+	uint64_t	data, rtx;		/* packets sent first, again */
+	uint64_t	nacks, rto_fired;	/* packets NACKed, timed out */
+	uint64_t	rsts, bad_ack, bad_rst;	/* RSTs taken; refused as not ours */
+	uint64_t	given_up;		/* the in-flight ring's cap reached */
+};
+
+struct eqt_tx {
+	bool		open;		/* an epoch runs: else the next packet starts one */
+	bool		syn;		/* ... and its receiver has not answered yet */
+	bool		used;		/* a seq was numbered: the next epoch starts
+					 * past next_seq, not at it */
+	uint32_t	floor;		/* closed by an RST: where its receiver
+					 * expects the next epoch (0: none) */
+	uint32_t	isn, next_seq;	/* the epoch's first seq; the next to number */
+	uint32_t	cum_ack;	/* every seq before it arrived */
+	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
+	struct eqt_q	rtx;		/* resends: before new data */
+	struct eqt_infl	infl;		/* sent, not yet acknowledged */
+	struct eqt_rtt	rtt;
+	uint64_t	min_rtt_ns;	/* the lowest sample (0: none yet) */
+	uint64_t	rto_at;		/* 0: not armed */
+	uint64_t	last_ctl_ns;	/* the receiver's last word */
+	struct eqt_tx_stats st;
+};
+
+/* What an ACK did: bytes it took out of flight, and the RTT sample it
+ * gave (0: none, Karn's rule or a repeat). */
+struct eqt_tx_acked {
+	uint64_t	bytes;
+	uint32_t	pkts;
+	uint64_t	rtt_ns;
+};
+
+/* A ring for `slots` packets in flight to begin with (it grows): 0 or
+ * -ENOMEM.  No epoch yet: the first packet sent starts one at `seq0`'s
+ * (eqt_epoch_first() of a random number for a new tunnel). */
+int eqt_tx_init(struct eqt_tx *t, uint32_t slots, uint32_t seq0);
+/* Frees every packet it holds, and the ring. */
+void eqt_tx_fini(struct eqt_tx *t, struct eqt_pool *pool);
+
+static inline uint64_t eqt_tx_backlog(const struct eqt_tx *t)
+{
+	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+}
+
+/* The queue whose head goes next in class `cls` (resends first, in any
+ * class), or NULL. */
+struct eqt_q *eqt_tx_head(struct eqt_tx *t, uint32_t cls);
+/* May q's head go in this epoch?  No new SYN packet beyond the epoch's SYN
+ * window: it waits for the receiver's answer. */
+bool eqt_tx_syn_room(const struct eqt_tx *t, const struct eqt_q *q);
+/* Takes q's head for the wire: numbers it (a resend of this epoch keeps
+ * its seq), fills h (DATA, SYN until answered, RTX), holds it in flight
+ * and arms the RTO.  The caller sends it (it stays held).  A packet the
+ * ring gave up to hold it goes back to pool, counted. */
+struct eqt_pkt *eqt_tx_take(struct eqt_tx *t, struct eqt_q *q, struct eqt_hdr *h,
+			    struct eqt_pool *pool, uint64_t rto_floor_ns, uint64_t now);
+
+/* Whether a control packet can be the receiver's, RFC 5961-style
+ * (eqt_tx_admit()): an RST echoing `ack`, or a packet acknowledging `ack`
+ * and everything before `cum` (the same seq, when it says one only).
+ * Counted by reason when it is not; EQT_TX_OLD_EPOCH with no epoch. */
+enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_t cum);
+/* An ACK of `seq` (selective), with everything before `cum` (cumulative;
+ * equal to seq + 1 or less): takes out what it acknowledges, samples the
+ * RTT (Karn), ends the SYN phase. */
+void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
+		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out);
+/* A NACK of seq: its packet goes to the resend queue.  Its length, or 0
+ * when it was not in flight (acknowledged meanwhile, or a duplicate). */
+uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq, uint64_t now);
+/* The RTO: when it expired, every packet in flight goes to the resend
+ * queue in seq order and the timeout backs off.  The bytes moved (0:
+ * not yet, or nothing in flight). */
+uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
+/* An RST the check admitted: the receiver has no state for this epoch.
+ * What was in flight or waiting to go again goes first in a new epoch
+ * past the receiver's floor; false if nothing is left (the tunnel
+ * closes: the next packet starts an epoch). */
+bool eqt_tx_reset(struct eqt_tx *t, uint32_t floor);
+/* When run() must look at the tunnel again (the RTO), or EQT_NO_DEADLINE. */
+static inline uint64_t eqt_tx_deadline(const struct eqt_tx *t)
+{
+	return t->infl.n && t->rto_at ? t->rto_at : EQT_NO_DEADLINE;
+}
+
+#endif

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* SMaRTT as a scheme: its tunnels, its events, its published state (smartt.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "smartt_int.h"
+
+static void rio_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	struct smartt *s = ctx;
+
+	s->io.deliver(s->io.ctx, peer, p);
+	eqt_pkt_put(s->pool, p);
+}
+
+/* The reorder queue found seq missing while later ones came: NACKed as
+ * lost (no trimming switch said so). */
+static void rio_lost(void *ctx, uint32_t peer, uint32_t seq)
+{
+	struct smartt *s = ctx;
+	struct smt_rx *r = s->rx[peer];
+	struct eqt_hdr h = { .type = EQ_T_NACK, .flags = EQ_F_LOST, .seq_ack = seq,
+			     .pull = r ? r->c.q.expected : seq };
+
+	s->io.send_ctl(s->io.ctx, peer, &h);
+}
+
+void smartt_free(struct smartt *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; s->tx && i < s->cfg.npeers; i++) {
+		smt_tx_free(s, i);
+		smt_rx_free(s, i);
+	}
+	free(s->tx);
+	free(s->rx);
+	free(s->last_seq);
+	free(s);
+}
+
+struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
+			  struct eqt_pool *pool, uint64_t now, uint64_t rand)
+{
+	struct smartt *s;
+	struct smartt_params p;
+
+	if (!cfg->npeers || !cfg->mtu || !cfg->link_bps || !cfg->reorder_limit ||
+	    !cfg->edge_limit || !cfg->rto_ns ||
+	    smartt_params_set(&p, &cfg->rules, cfg->mtu, 1000, 1000)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->cfg = *cfg;
+	s->io = *io;
+	s->pool = pool;
+	s->rng = rand | 1;
+	s->tx = calloc(cfg->npeers, sizeof(*s->tx));
+	s->rx = calloc(cfg->npeers, sizeof(*s->rx));
+	s->last_seq = calloc(cfg->npeers, sizeof(*s->last_seq));
+	if (!s->tx || !s->rx || !s->last_seq) {
+		smartt_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, rio_lost };
+	{
+		uint64_t burst = cfg->link_bps / 8 * (cfg->burst_ns ? cfg->burst_ns : 150000) /
+				 1000000000ULL;
+
+		if (burst < 4ULL * cfg->mtu)
+			burst = 4ULL * cfg->mtu;
+		eqt_arbiter_init(&s->arbiter, cfg->link_bps, burst, cfg->drr_quantum, cfg->framing,
+				 cfg->npeers, now);
+	}
+	return s;
+}
+
+int smartt_local(struct smartt *s, uint32_t peer, struct eqt_pkt *p, uint64_t now)
+{
+	struct smt_tx *t = peer < s->cfg.npeers ? smt_tx_get(s, peer, now) : NULL;
+	struct eqt_q *q;
+
+	if (!t) {
+		eqt_pkt_put(s->pool, p);
+		return -ENOBUFS;
+	}
+	q = &t->c.q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER];
+	/* The edge queue is the host's: beyond its limit the packet is
+	 * dropped, counted, and the inner transport repairs it. */
+	if (q->pkts >= s->cfg.edge_limit) {
+		t->edge_drops++;
+		eqt_pkt_put(s->pool, p);
+		return -ENOBUFS;
+	}
+	p->tx_count = 0;
+	p->t_ns = now;
+	eqt_q_push(q, p);
+	t->last_use_ns = now;
+	return 0;
+}
+
+bool smartt_wire(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+		 uint64_t now)
+{
+	if (peer >= s->cfg.npeers)
+		goto drop;
+	switch (h->type) {
+	case EQ_T_DATA:
+	case EQ_T_TRIMMED:
+		if (h->type == EQ_T_TRIMMED && p) {
+			eqt_pkt_put(s->pool, p);
+			p = NULL;
+		}
+		return smt_rx_packet(s, peer, h, p, now);
+	case EQ_T_ACK:
+	case EQ_T_NACK:
+	case EQ_T_RST:
+		if (p)
+			eqt_pkt_put(s->pool, p);
+		return smt_tx_control(s, peer, h, now);
+	default:	/* PULL, RTS: another scheme's words */
+		break;
+	}
+drop:
+	if (p)
+		eqt_pkt_put(s->pool, p);
+	return false;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Tunnels idle for idle_ns with nothing queued or in flight are freed. */
+static void reap(struct smartt *s, uint32_t peer, uint64_t now)
+{
+	struct smt_tx *t = s->tx[peer];
+	struct smt_rx *r = s->rx[peer];
+
+	if (t && !t->c.infl.n && !eqt_tx_backlog(&t->c) && now > t->last_use_ns + s->cfg.idle_ns)
+		smt_tx_free(s, peer);
+	if (r && !r->c.q.n && now > r->last_use_ns + s->cfg.idle_ns)
+		smt_rx_free(s, peer);
+}
+
+uint64_t smartt_run(struct smartt *s, uint64_t now)
+{
+	uint64_t next = EQT_NO_DEADLINE;
+
+	for (uint32_t i = 0; i < s->cfg.npeers; i++) {
+		if (!s->tx[i] && !s->rx[i])
+			continue;
+		next = min64(next, smt_rx_timers(s, i, now));
+		next = min64(next, smt_tx_timers(s, i, now));
+		if (s->cfg.idle_ns)
+			reap(s, i, now);
+	}
+	return min64(next, smt_tx_arbiter(s, now));
+}
+
+void smartt_flush(struct smartt *s, uint32_t peer, uint64_t now)
+{
+	(void)now;
+	for (uint32_t i = 0; i < s->cfg.npeers; i++) {
+		if (peer < s->cfg.npeers && i != peer)
+			continue;
+		smt_tx_free(s, i);
+		smt_rx_free(s, i);
+	}
+}
+
+const struct smartt_cfg *smartt_cfg_of(const struct smartt *s)
+{
+	return &s->cfg;
+}
+
+uint64_t smartt_cwnd_of(const struct smartt *s, uint32_t peer)
+{
+	return peer < s->cfg.npeers && s->tx[peer] ? smartt_cwnd(&s->tx[peer]->w) : 0;
+}
+
+void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_peer *v,
+		       struct smartt_published *own)
+{
+	const struct smt_tx *t = peer < s->cfg.npeers ? s->tx[peer] : NULL;
+	const struct smt_rx *r = peer < s->cfg.npeers ? s->rx[peer] : NULL;
+
+	if (v) {
+		memset(v, 0, sizeof(*v));
+		if (t) {
+			v->credit = (int64_t)smartt_cwnd(&t->w) - (int64_t)t->c.infl.bytes;
+			v->tx_state = !t->c.open ? 0 : t->c.syn ? 1 : 2;
+			v->tx_epoch = t->c.isn;
+			v->backlog_pkts = t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts;
+			v->backlog_bytes = eqt_tx_backlog(&t->c);
+			v->inflight_bytes = t->c.infl.bytes;
+			v->tx_data = t->c.st.data;
+			v->tx_rtx = t->c.st.rtx;
+			v->rx_nacks = t->c.st.nacks;
+			v->rto_fired = t->c.st.rto_fired;
+			v->edge_drops = t->edge_drops;
+			v->infl_given_up = t->c.st.given_up;
+			v->bdp = (uint32_t)t->p.bdp;
+			v->srtt_us = (uint32_t)(t->c.rtt.srtt_ns / 1000);
+			v->rsts = t->c.st.rsts;
+			v->bad_ack = t->c.st.bad_ack;
+			v->bad_rst = t->c.st.bad_rst;
+			v->tx_next_seq = t->c.next_seq;
+			v->tx_cum_ack = t->c.cum_ack;
+		}
+		if (r) {
+			v->rx_expected = r->c.q.expected;
+			v->reorder_pkts = r->c.q.n;
+			v->rx_data = r->c.st.data;
+			v->rx_trimmed = r->c.st.trimmed;
+			v->rx_dup = r->c.q.dup;
+			v->rx_ooo = r->c.q.ooo;
+			v->reorder_gaps = r->c.q.gaps;
+			v->rx_lost = r->c.q.lost;
+			v->rx_late = r->c.q.late;
+			v->rx_relost = r->c.q.relost;
+			v->rx_bad_seq = r->c.st.bad_window;
+			v->rx_bad_epoch = r->c.st.bad_epoch;
+		}
+	}
+	if (own) {
+		memset(own, 0, sizeof(*own));
+		if (t) {
+			*own = t->pub;
+			own->cwnd = smartt_cwnd(&t->w);
+			own->base_rtt_ns = t->brtt_ns;
+			own->bdp = t->p.bdp;
+		}
+		if (r)
+			own->ecn_sent = r->ecn_sent;
+	}
+}

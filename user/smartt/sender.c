@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SMaRTT's sending tunnels: the core's half (core/tx.h) with a window
+ * (window.h) that says what may be in flight.  The window moves on every
+ * ACK (its CE echo and the RTT the core measured), on every NACK (a
+ * trimmed header, or a loss the receiver found) and on timeouts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "edgeq/wire.h"
+#include "smartt_int.h"
+
+/* What the rules run on before the first RTT sample: the configured base
+ * RTT, or 50 us (the agents' round trip on an idle host, about). */
+#define BRTT_GUESS_NS	50000ULL
+
+static uint64_t bdp_of(const struct smartt *s, uint64_t brtt_ns)
+{
+	uint64_t b = s->cfg.link_bps / 8 * brtt_ns / 1000000000ULL;
+
+	return b < s->cfg.mtu ? s->cfg.mtu : b;
+}
+
+/* The rules' parameters for a base RTT: the configured one, or the lowest
+ * sample (agents' wake-ups included: what the loop takes at its fastest).
+ * When it falls, the window keeps its bytes within the new bounds; the
+ * first sample starts it at a BDP if it was below (a line-rate start, as
+ * htsim's, on the path as measured rather than guessed). */
+static void params_for(struct smartt *s, struct smt_tx *t, uint64_t brtt_ns, bool first)
+{
+	if (smartt_params_set(&t->p, &s->cfg.rules, s->cfg.mtu, brtt_ns, bdp_of(s, brtt_ns)))
+		return;		/* settings were checked at create: cannot happen */
+	t->brtt_ns = brtt_ns;
+	if (first && smartt_cwnd(&t->w) < t->p.bdp)
+		smartt_win_init(&t->w, &t->p);
+	if (t->w.cwnd > t->p.max_q)
+		t->w.cwnd = t->p.max_q;
+	if (t->w.cwnd < t->p.min_q)
+		t->w.cwnd = t->p.min_q;
+}
+
+struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
+{
+	struct smt_tx *t = s->tx[peer];
+	uint64_t brtt = s->cfg.base_rtt_ns ? s->cfg.base_rtt_ns : BRTT_GUESS_NS;
+	uint32_t seq0;
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	/* A peer's first tunnel numbers from a random epoch; a later one
+	 * past what the last used (core/epoch.h). */
+	s->rng = s->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	seq0 = s->last_seq[peer] ? s->last_seq[peer] : eqt_epoch_first((uint32_t)(s->rng >> 33));
+	if (eqt_tx_init(&t->c, 2 * (uint32_t)(bdp_of(s, brtt) / s->cfg.mtu + 1), seq0)) {
+		free(t);
+		return NULL;
+	}
+	t->c.used = s->last_seq[peer] != 0;
+	params_for(s, t, brtt, false);
+	smartt_win_init(&t->w, &t->p);
+	t->last_use_ns = now;
+	s->tx[peer] = t;
+	return t;
+}
+
+void smt_tx_free(struct smartt *s, uint32_t peer)
+{
+	struct smt_tx *t = s->tx[peer];
+
+	if (!t)
+		return;
+	s->last_seq[peer] = t->c.next_seq ? t->c.next_seq : 1;
+	eqt_tx_fini(&t->c, s->pool);
+	free(t);
+	s->tx[peer] = NULL;
+}
+
+static void count_rule(struct smt_tx *t, enum smartt_rule r)
+{
+	switch (r) {
+	case SMARTT_FD:
+	case SMARTT_MD:
+	case SMARTT_LOSS:
+		t->pub.decreases++;
+		break;
+	case SMARTT_FI:
+	case SMARTT_MI:
+		t->pub.increases++;
+		break;
+	case SMARTT_QA:
+		t->pub.quick_adapts++;
+		break;
+	case SMARTT_FAST:
+		t->pub.fast_increases++;
+		break;
+	case SMARTT_WAIT:
+		t->pub.waits++;
+		break;
+	case SMARTT_IGNORED:
+		break;
+	}
+}
+
+static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, uint64_t now)
+{
+	struct eqt_tx_acked a;
+	bool first = !t->c.min_rtt_ns;
+
+	eqt_tx_ack(&t->c, h->seq_ack, h->pull, s->pool, s->cfg.rto_ns, now, &a);
+	if (!a.bytes)
+		return;		/* a repeat, or of a packet NACKed meanwhile */
+	if (h->flags & EQ_F_ECE)
+		t->pub.acks_ce++;
+	if (!s->cfg.base_rtt_ns && t->c.min_rtt_ns && (first || t->c.min_rtt_ns < t->brtt_ns))
+		params_for(s, t, t->c.min_rtt_ns, first);
+	/* No sample (a resend's ACK, Karn): the smoothed RTT stands in, so
+	 * that such an ACK takes no rule a fresh sample would not. */
+	struct smartt_fb fb = {
+		.size = (uint32_t)a.bytes, .ecn = h->flags & EQ_F_ECE,
+		.rtt_ns = a.rtt_ns ? a.rtt_ns : t->c.rtt.srtt_ns ? t->c.rtt.srtt_ns : t->brtt_ns,
+		.unacked = t->c.infl.bytes,
+	};
+	count_rule(t, smartt_on_ack(&t->w, &t->p, &fb, now));
+}
+
+static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, uint64_t now)
+{
+	struct smartt_fb fb = {
+		.size = (uint32_t)(bytes < UINT32_MAX ? bytes : UINT32_MAX),
+		.rtt_ns = t->c.rtt.srtt_ns ? t->c.rtt.srtt_ns : t->brtt_ns,
+		.unacked = t->c.infl.bytes,
+	};
+
+	(void)s;
+	count_rule(t, smartt_on_loss(&t->w, &t->p, &fb, now));
+}
+
+/* An ACK, NACK or RST from the receiver of our tunnel to peer: true if it
+ * was within what this tunnel sent (nothing a spoofer off the path could
+ * guess), and then taken. */
+bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, uint64_t now)
+{
+	struct smt_tx *t = s->tx[peer];
+	bool rst = h->type == EQ_T_RST;
+	uint32_t len;
+
+	if (!t)
+		return false;
+	switch (eqt_tx_check(&t->c, rst, rst ? h->pull : h->seq_ack, h->pull)) {
+	case EQT_TX_ADMIT:
+		break;
+	case EQT_TX_OLD_EPOCH:
+		return true;	/* late, changes nothing */
+	default:
+		return false;
+	}
+	t->last_use_ns = now;
+	switch (h->type) {
+	case EQ_T_ACK:
+		acked(s, t, h, now);
+		break;
+	case EQ_T_NACK:
+		len = eqt_tx_nack(&t->c, h->seq_ack, now);
+		if (len)
+			lost(s, t, len, now);
+		break;
+	case EQ_T_RST:
+		/* The receiver has no state for this epoch: what was in
+		 * flight goes first in a new one past its floor. */
+		eqt_tx_reset(&t->c, h->seq_ack);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now)
+{
+	struct smt_tx *t = s->tx[peer];
+	uint64_t moved;
+
+	if (!t)
+		return EQT_NO_DEADLINE;
+	moved = eqt_tx_timeout(&t->c, s->cfg.rto_ns, now);
+	if (moved)
+		lost(s, t, moved, now);
+	return eqt_tx_deadline(&t->c);
+}
+
+/* The wire arbiter's question: the first peer of class c from `from` on
+ * whose head packet the window lets go (or that has nothing in flight:
+ * one packet always may). */
+static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, bool *queued)
+{
+	struct smartt *s = ctx;
+	uint32_t n = s->cfg.npeers;
+
+	*queued = false;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t peer = (from + i) % n;
+		struct smt_tx *t = s->tx[peer];
+		struct eqt_q *q;
+
+		if (!t || !(q = eqt_tx_head(&t->c, c)))
+			continue;
+		*queued = true;
+		if (t->c.infl.n && t->c.infl.bytes + q->head->len > smartt_cwnd(&t->w))
+			continue;
+		if (!eqt_tx_syn_room(&t->c, q))
+			continue;
+		*head = q;
+		return peer;
+	}
+	return n;
+}
+
+static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
+{
+	struct smartt *s = ctx;
+	struct smt_tx *t = s->tx[peer];
+	struct eqt_hdr h;
+	struct eqt_pkt *p = eqt_tx_take(&t->c, q, &h, s->pool, s->cfg.rto_ns, now);
+
+	if (!p)
+		return;
+	h.ect = 1;	/* the fabric marks, the window reacts */
+	t->last_use_ns = now;
+	s->io.send_data(s->io.ctx, peer, p, &h);
+}
+
+uint64_t smt_tx_arbiter(struct smartt *s, uint64_t now)
+{
+	const struct eqt_arbiter_io io = { s, pick, send_head };
+
+	return eqt_arbiter_run(&s->arbiter, &io, now);
+}

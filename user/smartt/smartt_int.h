@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* SMaRTT's scheme internals, shared by sender.c, receiver.c and scheme.c. */
+#ifndef EDGEQ_SMARTT_INT_H
+#define EDGEQ_SMARTT_INT_H
+
+#include "smartt.h"
+#include "arbiter.h"
+#include "rx.h"
+#include "tx.h"
+
+struct smt_tx {
+	struct eqt_tx		c;		/* the core's half */
+	struct smartt_win	w;
+	struct smartt_params	p;
+	uint64_t		brtt_ns;	/* the base RTT p runs on */
+	uint64_t		edge_drops, last_use_ns;
+	struct smartt_published	pub;
+};
+
+struct smt_rx {
+	struct eqt_rx		c;
+	uint64_t		last_use_ns;
+	uint64_t		dup;		/* counted before the queue's own */
+	uint64_t		ecn_sent;
+};
+
+struct smartt {
+	struct smartt_cfg	cfg;
+	struct eqt_io		io;
+	struct eqt_pool		*pool;
+	uint64_t		rng;
+	struct smt_tx		**tx;
+	struct smt_rx		**rx;
+	uint32_t		*last_seq;	/* where each peer's next tunnel numbers from */
+	struct eqt_reorder_io	rio;
+	struct eqt_arbiter	arbiter;
+};
+
+/* sender.c */
+struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now);
+void smt_tx_free(struct smartt *s, uint32_t peer);
+bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
+uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now);
+uint64_t smt_tx_arbiter(struct smartt *s, uint64_t now);
+/* receiver.c */
+void smt_rx_free(struct smartt *s, uint32_t peer);
+bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
+		   uint64_t now);
+uint64_t smt_rx_timers(struct smartt *s, uint32_t peer, uint64_t now);
+
+#endif
