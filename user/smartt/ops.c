@@ -103,15 +103,19 @@ static void flush(void *s, uint32_t peer, uint64_t now)
 	smartt_flush(s, peer, now);
 }
 
-/* No map is shared with TC or XDP: every packet goes through the agent. */
+/* Every packet goes through the agent: no lease, no direct delivery; the
+ * buckets only show TC the edge queues. */
 static void set_maps(void *s, struct eq_credit *credit, struct eq_rx *rx)
 {
-	(void)s; (void)credit; (void)rx;
+	(void)rx;
+	if (credit)
+		smartt_set_bucket(s, credit);
 }
 
 static void lease_sync(void *s, uint64_t now)
 {
-	(void)s; (void)now;
+	(void)now;
+	smartt_sync(s);
 }
 
 static bool sleep_until(void *s, uint64_t until)

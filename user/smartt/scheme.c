@@ -37,6 +37,7 @@ void smartt_free(struct smartt *s)
 	free(s->tx);
 	free(s->rx);
 	free(s->last_seq);
+	free(s->host_taken);
 	free(s);
 }
 
@@ -62,7 +63,8 @@ struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
 	s->tx = calloc(cfg->npeers, sizeof(*s->tx));
 	s->rx = calloc(cfg->npeers, sizeof(*s->rx));
 	s->last_seq = calloc(cfg->npeers, sizeof(*s->last_seq));
-	if (!s->tx || !s->rx || !s->last_seq) {
+	s->host_taken = calloc(cfg->npeers, sizeof(*s->host_taken));
+	if (!s->tx || !s->rx || !s->last_seq || !s->host_taken) {
 		smartt_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -85,6 +87,8 @@ int smartt_local(struct smartt *s, uint32_t peer, struct eqt_pkt *p, uint64_t no
 	struct smt_tx *t = peer < s->cfg.npeers ? smt_tx_get(s, peer, now) : NULL;
 	struct eqt_q *q;
 
+	if (peer < s->cfg.npeers)
+		s->host_taken[peer]++;	/* read, whatever becomes of it */
 	if (!t) {
 		eqt_pkt_put(s->pool, p);
 		return -ENOBUFS;
@@ -147,6 +151,21 @@ static void reap(struct smartt *s, uint32_t peer, uint64_t now)
 		smt_tx_free(s, peer);
 	if (r && !r->c.q.n && now > r->last_use_ns + s->cfg.idle_ns)
 		smt_rx_free(s, peer);
+}
+
+void smartt_set_bucket(struct smartt *s, struct eq_credit *bucket)
+{
+	s->bucket = bucket;
+	for (uint32_t i = 0; bucket && i < s->cfg.npeers; i++)
+		if (s->tx[i])
+			smt_tx_show(s, i);
+}
+
+void smartt_sync(struct smartt *s)
+{
+	for (uint32_t i = 0; s->bucket && i < s->cfg.npeers; i++)
+		if (s->tx[i])
+			smt_tx_show(s, i);
 }
 
 uint64_t smartt_run(struct smartt *s, uint64_t now)

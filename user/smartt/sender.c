@@ -66,6 +66,16 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 	return t;
 }
 
+/* What the peer's edge queue holds, for TC's backpressure. */
+void smt_tx_show(struct smartt *s, uint32_t peer)
+{
+	const struct smt_tx *t = s->tx[peer];
+
+	if (s->bucket)
+		eqt_edge_show(&s->bucket[peer], s->host_taken[peer],
+			      t ? t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts : 0);
+}
+
 void smt_tx_free(struct smartt *s, uint32_t peer)
 {
 	struct smt_tx *t = s->tx[peer];
@@ -76,6 +86,7 @@ void smt_tx_free(struct smartt *s, uint32_t peer)
 	eqt_tx_fini(&t->c, s->pool);
 	free(t);
 	s->tx[peer] = NULL;
+	smt_tx_show(s, peer);	/* nothing queued any more */
 }
 
 static void count_rule(struct smt_tx *t, enum smartt_rule r)

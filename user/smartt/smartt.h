@@ -47,6 +47,11 @@ int smartt_local(struct smartt *s, uint32_t peer, struct eqt_pkt *p, uint64_t no
 bool smartt_wire(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 		 uint64_t now);
 uint64_t smartt_run(struct smartt *s, uint64_t now);
+/* TC's per-peer buckets (edgeq/lease.h): SMaRTT lends nothing, but shows
+ * TC its edge queues, for backpressure (core/edge.h); smartt_sync() after
+ * a run. */
+void smartt_set_bucket(struct smartt *s, struct eq_credit *bucket);
+void smartt_sync(struct smartt *s);
 void smartt_flush(struct smartt *s, uint32_t peer, uint64_t now);	/* >= npeers: all */
 /* The tunnel's state and the module's own (either may be NULL). */
 void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_peer *v,

@@ -5,6 +5,7 @@
 
 #include "smartt.h"
 #include "arbiter.h"
+#include "edge.h"
 #include "rx.h"
 #include "tx.h"
 
@@ -32,6 +33,10 @@ struct smartt {
 	struct smt_tx		**tx;
 	struct smt_rx		**rx;
 	uint32_t		*last_seq;	/* where each peer's next tunnel numbers from */
+	/* TC's view of the edge queues (core/edge.h), or NULL: packets taken
+	 * from the host per peer, whatever became of its tunnels. */
+	struct eq_credit	*bucket;
+	uint32_t		*host_taken;
 	struct eqt_reorder_io	rio;
 	struct eqt_arbiter	arbiter;
 };
@@ -39,6 +44,7 @@ struct smartt {
 /* sender.c */
 struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now);
 void smt_tx_free(struct smartt *s, uint32_t peer);
+void smt_tx_show(struct smartt *s, uint32_t peer);
 bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
 uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now);
 uint64_t smt_tx_arbiter(struct smartt *s, uint64_t now);
