@@ -110,7 +110,12 @@ enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_
 	if (!t->open)
 		return EQT_TX_OLD_EPOCH;
 	if (rst) {
-		v = eqt_tx_admit(t->isn, t->next_seq, t->cum_ack, EQT_TX_ACK_SLACK, true, ack);
+		/* The echo of a seq the epoch sent; of the epoch an RST just
+		 * ended, a late one. */
+		v = eqt_tx_admit(t->isn, t->next_seq - 1, t->cum_ack, EQT_TX_ACK_SLACK, true, ack);
+		if (v == EQT_TX_BAD_RST && t->prev_end != t->prev_isn &&
+		    ack - t->prev_isn < t->prev_end - t->prev_isn)
+			return EQT_TX_OLD_EPOCH;
 	} else {
 		/* A seq this epoch sent, and a cumulative ack no further than
 		 * the next seq (nothing in order yet: the ISN itself). */
@@ -166,11 +171,8 @@ void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *p
 	if (eqt_seq_after(cum, t->cum_ack)) {
 		t->cum_ack = cum;
 		p = eqt_infl_take_before(&t->infl, cum, count_free, &k);
-		if (p) {
-			if (!out->rtt_ns && eqt_infl_timed(p, cum - 1, now))
-				sample(t, now - p->t_ns, rto_floor_ns, out);
+		if (p)
 			count_free(&k, p);
-		}
 	}
 	/* Progress restarts the timer; nothing left in flight stops it. */
 	if (!t->infl.n)
@@ -228,16 +230,30 @@ static void to_queue(void *q, struct eqt_pkt *p)
 
 bool eqt_tx_reset(struct eqt_tx *t, uint32_t floor)
 {
-	struct eqt_q resend = {};
-	struct eqt_pkt *p;
+	struct eqt_q resend = {}, older = {};
+	struct eqt_pkt *p, *old;
 
 	t->st.rsts++;
-	eqt_infl_drop_all(&t->infl, t->next_seq, to_queue, &resend);
+	/* The resends of this epoch go back among what is in flight, so that
+	 * all of it goes again in the order of its seqs (NACKed packets
+	 * behind later ones would reach the host out of order); resends of
+	 * an epoch before (numbered afresh already) go first. */
 	while ((p = eqt_q_pop(&t->rtx))) {
+		if (p->tx_count && in_epoch(t, p->seq) && !eqt_infl_get(&t->infl, p->seq)) {
+			old = eqt_infl_put(&t->infl, p);
+			if (!old)
+				continue;
+			p = old;	/* given up to hold it (the ring at its cap) */
+		}
 		p->tx_count = 0;
-		eqt_q_push(&resend, p);
+		eqt_q_push(&older, p);
 	}
-	t->rtx = resend;
+	eqt_infl_drop_all(&t->infl, t->next_seq, to_queue, &resend);
+	while ((p = eqt_q_pop(&resend)))
+		eqt_q_push(&older, p);
+	t->rtx = older;
+	t->prev_isn = t->isn;
+	t->prev_end = t->next_seq;
 	t->open = false;
 	t->floor = floor;
 	t->rto_at = 0;

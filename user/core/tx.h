@@ -38,6 +38,9 @@ struct eqt_tx {
 					 * past next_seq, not at it */
 	uint32_t	floor;		/* closed by an RST: where its receiver
 					 * expects the next epoch (0: none) */
+	/* The epoch an RST ended, [prev_isn, prev_end): the RSTs its other
+	 * packets drew come late, and are no forgery. */
+	uint32_t	prev_isn, prev_end;
 	uint32_t	isn, next_seq;	/* the epoch's first seq; the next to number */
 	uint32_t	cum_ack;	/* every seq before it arrived */
 	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
@@ -88,9 +91,11 @@ struct eqt_pkt *eqt_tx_take(struct eqt_tx *t, struct eqt_q *q, struct eqt_hdr *h
  * and everything before `cum` (the same seq, when it says one only).
  * Counted by reason when it is not; EQT_TX_OLD_EPOCH with no epoch. */
 enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_t cum);
-/* An ACK of `seq` (selective), with everything before `cum` (cumulative;
- * equal to seq + 1 or less): takes out what it acknowledges, samples the
- * RTT (Karn), ends the SYN phase. */
+/* An ACK of `seq` (selective), with everything before `cum` (cumulative):
+ * takes out what it acknowledges, ends the SYN phase, and samples the RTT
+ * from seq's packet if it went once (Karn).  Not from what the cumulative
+ * ack takes: the packet that drew the ACK is seq's, and another's send
+ * time would add the wait for seq (a resend's recovery) to the sample. */
 void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out);
 /* A NACK of seq: its packet goes to the resend queue.  Its length, or 0
@@ -102,8 +107,8 @@ uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq, uint64_t now);
 uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
 /* An RST the check admitted: the receiver has no state for this epoch.
  * What was in flight or waiting to go again goes first in a new epoch
- * past the receiver's floor; false if nothing is left (the tunnel
- * closes: the next packet starts an epoch). */
+ * past the receiver's floor, in the order of its old seqs; false if
+ * nothing is left (the tunnel closes: the next packet starts an epoch). */
 bool eqt_tx_reset(struct eqt_tx *t, uint32_t floor);
 /* When run() must look at the tunnel again (the RTO), or EQT_NO_DEADLINE. */
 static inline uint64_t eqt_tx_deadline(const struct eqt_tx *t)
