@@ -10,6 +10,7 @@
 #include "infl.h"
 #include "reorder.h"
 #include "epoch.h"
+#include "live.h"
 
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
@@ -212,38 +213,19 @@ static inline uint32_t tx_copies_due(const struct eqds *e, const struct tx_tunne
 	return now < t->copies_since + e->cfg.rto_ns ? t->copies_due : 0;
 }
 
-static inline void live_set(uint64_t *m, uint32_t i) { m[i / 64] |= 1ULL << (i % 64); }
-static inline void live_clear(uint64_t *m, uint32_t i) { m[i / 64] &= ~(1ULL << (i % 64)); }
+/* The core's peer bitmaps (core/live.h), by EQDS's short names. */
+static inline void live_set(uint64_t *m, uint32_t i) { eqt_live_set(m, i); }
+static inline void live_clear(uint64_t *m, uint32_t i) { eqt_live_clear(m, i); }
 
-/* The first peer at or after `from` in the bitmap a (or in a | b when b is
- * given), wrapping around; e->npeers if there is none. */
 static inline uint32_t live_next(const struct eqds *e, const uint64_t *a, const uint64_t *b,
 				 uint32_t from)
 {
-	uint32_t words = e->live_words;
-
-	from %= e->npeers;
-	for (uint32_t k = 0; k <= words; k++) {
-		uint32_t w = (from / 64 + k) % words;
-		uint64_t bits = a[w] | (b ? b[w] : 0);
-
-		if (k == 0)
-			bits &= ~0ULL << (from % 64);
-		else if (k == words)
-			bits &= (from % 64) ? ~(~0ULL << (from % 64)) : 0;
-		if (bits)
-			return w * 64 + (uint32_t)__builtin_ctzll(bits);
-	}
-	return e->npeers;
+	return eqt_live_next(a, b, e->npeers, from);
 }
 
 static inline uint32_t live_count(const struct eqds *e, const uint64_t *m)
 {
-	uint32_t n = 0;
-
-	for (uint32_t w = 0; w < e->live_words; w++)
-		n += (uint32_t)__builtin_popcountll(m[w]);
-	return n;
+	return eqt_live_count(m, e->npeers);
 }
 /* Adds from's counters (not its state fields) to to's. */
 void eqds_counters_add(struct eqds_peer_stats *to, const struct eqds_peer_stats *from);

@@ -27,6 +27,7 @@ static struct smt_rx *rx_get(struct smartt *s, uint32_t peer)
 		return NULL;
 	}
 	s->rx[peer] = r;
+	eqt_live_set(s->rx_live, peer);
 	return r;
 }
 
@@ -39,6 +40,7 @@ void smt_rx_free(struct smartt *s, uint32_t peer)
 	eqt_rx_fini(&r->c, s->pool);
 	free(r);
 	s->rx[peer] = NULL;
+	eqt_live_clear(s->rx_live, peer);
 }
 
 static void say(struct smartt *s, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack,

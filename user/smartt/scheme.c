@@ -30,10 +30,12 @@ void smartt_free(struct smartt *s)
 {
 	if (!s)
 		return;
-	for (uint32_t i = 0; s->tx && i < s->cfg.npeers; i++) {
+	for (uint32_t i = 0; s->tx && s->rx && s->tx_live && s->rx_live && i < s->cfg.npeers; i++) {
 		smt_tx_free(s, i);
 		smt_rx_free(s, i);
 	}
+	free(s->tx_live);
+	free(s->rx_live);
 	free(s->tx);
 	free(s->rx);
 	free(s->last_seq);
@@ -64,7 +66,9 @@ struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
 	s->rx = calloc(cfg->npeers, sizeof(*s->rx));
 	s->last_seq = calloc(cfg->npeers, sizeof(*s->last_seq));
 	s->host_taken = calloc(cfg->npeers, sizeof(*s->host_taken));
-	if (!s->tx || !s->rx || !s->last_seq || !s->host_taken) {
+	s->tx_live = calloc(eqt_live_words(cfg->npeers), sizeof(uint64_t));
+	s->rx_live = calloc(eqt_live_words(cfg->npeers), sizeof(uint64_t));
+	if (!s->tx || !s->rx || !s->last_seq || !s->host_taken || !s->tx_live || !s->rx_live) {
 		smartt_free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -163,22 +167,32 @@ void smartt_set_bucket(struct smartt *s, struct eq_credit *bucket)
 
 void smartt_sync(struct smartt *s)
 {
-	for (uint32_t i = 0; s->bucket && i < s->cfg.npeers; i++)
-		if (s->tx[i])
-			smt_tx_show(s, i);
+	uint32_t n = s->cfg.npeers, live = eqt_live_count(s->tx_live, n), peer = 0;
+
+	for (uint32_t i = 0; s->bucket && i < live; i++, peer++) {
+		peer = eqt_live_next(s->tx_live, NULL, n, peer);
+		smt_tx_show(s, peer);
+	}
 }
 
 uint64_t smartt_run(struct smartt *s, uint64_t now)
 {
 	uint64_t next = EQT_NO_DEADLINE;
 
-	for (uint32_t i = 0; i < s->cfg.npeers; i++) {
-		if (!s->tx[i] && !s->rx[i])
-			continue;
-		next = min64(next, smt_rx_timers(s, i, now));
-		next = min64(next, smt_tx_timers(s, i, now));
-		if (s->cfg.idle_ns)
-			reap(s, i, now);
+	/* Every peer with a tunnel (the bits are read before reap() may
+	 * clear them). */
+	for (uint32_t w = 0; w < eqt_live_words(s->cfg.npeers); w++) {
+		uint64_t bits = s->tx_live[w] | s->rx_live[w];
+
+		while (bits) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			next = min64(next, smt_rx_timers(s, i, now));
+			next = min64(next, smt_tx_timers(s, i, now));
+			if (s->cfg.idle_ns)
+				reap(s, i, now);
+		}
 	}
 	return min64(next, smt_tx_arbiter(s, now));
 }

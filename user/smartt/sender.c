@@ -63,6 +63,7 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 	smartt_win_init(&t->w, &t->p);
 	t->last_use_ns = now;
 	s->tx[peer] = t;
+	eqt_live_set(s->tx_live, peer);
 	return t;
 }
 
@@ -86,6 +87,7 @@ void smt_tx_free(struct smartt *s, uint32_t peer)
 	eqt_tx_fini(&t->c, s->pool);
 	free(t);
 	s->tx[peer] = NULL;
+	eqt_live_clear(s->tx_live, peer);
 	smt_tx_show(s, peer);	/* nothing queued any more */
 }
 
@@ -208,14 +210,15 @@ uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now)
 static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, bool *queued)
 {
 	struct smartt *s = ctx;
-	uint32_t n = s->cfg.npeers;
+	uint32_t n = s->cfg.npeers, live = eqt_live_count(s->tx_live, n), peer = from;
 
 	*queued = false;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t peer = (from + i) % n;
-		struct smt_tx *t = s->tx[peer];
+	for (uint32_t i = 0; i < live; i++, peer++) {
+		struct smt_tx *t;
 		struct eqt_q *q;
 
+		peer = eqt_live_next(s->tx_live, NULL, n, peer);
+		t = s->tx[peer];
 		if (!t || !(q = eqt_tx_head(&t->c, c)))
 			continue;
 		*queued = true;

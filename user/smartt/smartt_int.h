@@ -6,6 +6,7 @@
 #include "smartt.h"
 #include "arbiter.h"
 #include "edge.h"
+#include "live.h"
 #include "rx.h"
 #include "tx.h"
 
@@ -32,6 +33,7 @@ struct smartt {
 	uint64_t		rng;
 	struct smt_tx		**tx;
 	struct smt_rx		**rx;
+	uint64_t		*tx_live, *rx_live;	/* which exist (core/live.h) */
 	uint32_t		*last_seq;	/* where each peer's next tunnel numbers from */
 	/* TC's view of the edge queues (core/edge.h), or NULL: packets taken
 	 * from the host per peer, whatever became of its tunnels. */
