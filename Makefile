@@ -212,6 +212,11 @@ $(OUT)/tests/fuzz/fuzz_eqds: tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c use
 			     user/core/*.h user/eqds/*.h include/edgeq/*.h) | $(OUT)/.deps
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_eqds.c $(wildcard user/core/*.c user/eqds/*.c)
+$(OUT)/tests/fuzz/fuzz_smartt: tests/fuzz/fuzz_smartt.c $(wildcard user/core/*.[ch] user/smartt/*.[ch] \
+			       include/edgeq/*.h) | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -Iuser/smartt -o $@ tests/fuzz/fuzz_smartt.c \
+		$(wildcard user/core/*.c user/smartt/*.c)
 
 # The next control loops' rules (user/smartt, user/sird).
 $(OUT)/tests/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(wildcard user/smartt/*.[ch] user/sird/*.[ch] \

@@ -73,10 +73,10 @@ ft_agent_sum() {
 	for h in "${FT_EDGEQ_HOSTS[@]}"; do
 		local pins
 		pins="/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")"
-		# The tunnel's state and EQDS's own (their fields differ): both.
-		for m in eq_agent_peers eq_eqds_peers; do
+		# The tunnel's state and each scheme's own (their fields differ).
+		for m in eq_agent_peers eq_eqds_peers eq_smartt_peers; do
 			nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned "$pins/$m" -j 2>/dev/null
-		done | jq -rs "[.[][] | .formatted.value] | [$q] | @tsv" 2>/dev/null
+		done | jq -rs "[.[] | arrays | .[] | .formatted.value] | [$q] | @tsv" 2>/dev/null
 	done | awk -v n=$# '{ for (i = 1; i <= n; i++) s[i] += $i }
 		END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i] + 0; print "" }'
 }

@@ -745,11 +745,11 @@ static void syn_room__no_new_packet_past_the_syn_window(void **state)
 	assert_true(eqt_tx_syn_room(&t, &t.q[OTHER]));
 	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR), 100);
 	assert_true(t.syn);
-	/* The last seq of the SYN window may still be numbered ... */
-	t.next_seq = SEQ0 + EQT_EPOCH_SYN_SEQS - 1;
+	/* The epoch's 1024th seq may still be numbered ... */
+	t.next_seq = SEQ0 + EQT_EPOCH_SYN_NEW - 1;
 	assert_true(eqt_tx_syn_room(&t, &t.q[OTHER]));
 	/* ... but none past it; the timed-out SYN0 keeps its seq. */
-	t.next_seq = SEQ0 + EQT_EPOCH_SYN_SEQS;
+	t.next_seq = SEQ0 + EQT_EPOCH_SYN_NEW;
 	assert_false(eqt_tx_syn_room(&t, &t.q[OTHER]));
 	assert_true(eqt_tx_syn_room(&t, &t.rtx));
 	/* The receiver answered (its first send came after all). */

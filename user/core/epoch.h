@@ -22,11 +22,18 @@
 
 #define EQT_EPOCH_SHIFT		10	/* the first seq of an epoch has 10 low zero bits */
 /* An epoch's SYN packets lie in [isn, isn + EQT_EPOCH_SYN_SEQS): the
- * sender numbers no new SYN packet beyond (it waits for the receiver's
- * answer), the receiver takes a SYN packet in that window as the current
- * epoch's, and a new epoch starts more than that past every seq of the
- * last one. */
+ * receiver takes a SYN packet in that window as the current epoch's, and
+ * a new epoch starts more than that past every seq of the last one. */
 #define EQT_EPOCH_SYN_SEQS	(1u << 20)
+/* ... but a sender numbers no new SYN packet past isn + EQT_EPOCH_SYN_NEW
+ * (it waits for the receiver's answer): a receiver with no state takes
+ * the epoch's start from the first SYN packet that reaches it, by clearing
+ * the low EQT_EPOCH_SHIFT bits of its seq, which gives the ISN only for
+ * the epoch's first 1024 seqs.  A first burst of more small packets,
+ * reordered or with its first ones lost, otherwise started the receiver
+ * 1024 seqs late: the cumulative ack then passed what never arrived, and
+ * the earlier SYN packets drew RSTs (fuzz_smartt found it). */
+#define EQT_EPOCH_SYN_NEW	(1u << EQT_EPOCH_SHIFT)
 /* Where a new epoch starts: EQT_EPOCH_GAP epochs (4 Mi seqs, past the old
  * epoch's SYN window) on from the epoch of the last seq used.  A forger
  * off the path must hit the window the receiver expects it in, 35 Ki of

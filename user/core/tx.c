@@ -46,7 +46,7 @@ static bool numbered_anew(const struct eqt_tx *t, const struct eqt_pkt *p)
 
 bool eqt_tx_syn_room(const struct eqt_tx *t, const struct eqt_q *q)
 {
-	return !t->open || !t->syn || t->next_seq - t->isn < EQT_EPOCH_SYN_SEQS ||
+	return !t->open || !t->syn || t->next_seq - t->isn < EQT_EPOCH_SYN_NEW ||
 	       !numbered_anew(t, q->head);
 }
 

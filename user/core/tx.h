@@ -76,8 +76,8 @@ static inline uint64_t eqt_tx_backlog(const struct eqt_tx *t)
 /* The queue whose head goes next in class `cls` (resends first, in any
  * class), or NULL. */
 struct eqt_q *eqt_tx_head(struct eqt_tx *t, uint32_t cls);
-/* May q's head go in this epoch?  No new SYN packet beyond the epoch's SYN
- * window: it waits for the receiver's answer. */
+/* May q's head go in this epoch?  No new SYN packet beyond the epoch's
+ * first EQT_EPOCH_SYN_NEW seqs: it waits for the receiver's answer. */
 bool eqt_tx_syn_room(const struct eqt_tx *t, const struct eqt_q *q);
 /* Takes q's head for the wire: numbers it (a resend of this epoch keeps
  * its seq), fills h (DATA, SYN until answered, RTX), holds it in flight

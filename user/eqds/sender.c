@@ -547,7 +547,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 			continue;
 		/* No new SYN packet beyond the epoch's SYN window: it waits
 		 * for the receiver's answer (which ends SYN_SENT). */
-		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EQT_EPOCH_SYN_SEQS &&
+		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EQT_EPOCH_SYN_NEW &&
 		    (!q->head->tx_count || !tx_in_epoch(t, q->head->seq)))
 			continue;
 		*head = q;
