@@ -212,6 +212,8 @@ struct eq_scheme_settings {
 		__u32	trtt_pct;	/* smartt.target_rtt: percent of the base RTT */
 		__u32	max_wnd_pct;	/* smartt.max_window: percent of a BDP */
 		__u32	base_rtt_ns;	/* smartt.base_rtt_us: 0, the lowest measured */
+		__u32	variant;	/* smartt.variant: 0 smartt (the paper's
+					 * rules), 1 nscc (UEC's) */
 	} smartt;
 };
 

@@ -290,6 +290,33 @@ static void a_restart_sends_everything_up_and_renumbers(void **state)
 	eqt_reorder_fini(&q, &pool);
 }
 
+/* Loss detection in an epoch whatever its numbers: restarted at a seq in
+ * the far half of the seq space from where the queue was (0 after init,
+ * the last epoch's before), a loss is reported a loss window after a
+ * later packet came, as at 0. */
+static void losses_are_found_in_any_epoch(void **state)
+{
+	static const uint32_t isns[] = { 0x40000000u, 0x90000000u, 0xf0000000u };
+
+	for (unsigned k = 0; k < sizeof(isns) / sizeof(isns[0]); k++) {
+		struct eqt_reorder q;
+		uint32_t isn = isns[k];
+		uint64_t t0 = 5000000;
+
+		memset(&R, 0, sizeof(R));
+		assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+		eqt_reorder_restart(&q, &io, 7, isn, t0);
+		in(&q, isn, t0);
+		in(&q, isn + 2, t0 + 1);		/* isn + 1 missing */
+		eqt_reorder_timers(&q, &io, 7, t0 + 1 + LOSS);
+		assert_int_equal(R.n_lost, 1);
+		assert_int_equal(R.lost[0], isn + 1);
+		in(&q, isn + 1, t0 + 2 * LOSS);
+		up_in_order(isn, 3);
+		eqt_reorder_fini(&q, &pool);
+	}
+}
+
 /* Random arrivals (a window of 24 with loss, duplication and reordering)
  * never go up out of order or twice, and everything is accounted for:
  * gone up, held, dropped as a duplicate or given up with a gap. */
@@ -356,6 +383,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(a_late_first_send_doubles_the_window_up_to_a_cap, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(losses_are_found_in_any_epoch, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_restart_sends_everything_up_and_renumbers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(random_arrivals_keep_order_and_account, setup, teardown),

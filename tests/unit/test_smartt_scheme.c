@@ -155,6 +155,9 @@ static void r_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 		S.done_at[peer] = S.now;
 }
 
+static bool variant_nscc;	/* the next setup()'s rules: NSCC's */
+static uint64_t base_rtt;	/* ... and its base RTT (0: measured) */
+
 static struct smartt_cfg cfg(bool trimming, uint64_t loss_ns)
 {
 	struct smartt_cfg c = {
@@ -166,6 +169,10 @@ static struct smartt_cfg cfg(bool trimming, uint64_t loss_ns)
 
 	smartt_settings_default(&c.rules);
 	c.rules.trimming = trimming;
+	smartt_nscc_settings_default(&c.nscc_rules);
+	c.nscc_rules.trimming = trimming;
+	c.nscc = variant_nscc;
+	c.base_rtt_ns = base_rtt;
 	return c;
 }
 
@@ -371,7 +378,7 @@ static void test_incast_windows_hold_the_queue(void **state)
 	       last_done() / 1e6, ideal * 1e3, jain_of_done(), mean, S.port_qmax, MARK_AT,
 	       S.marks, S.trims, (unsigned long long)ce, (unsigned long long)dec);
 	assert_true(last_done() / 1e9 < ideal * 1.10);
-	assert_true(jain_of_done() >= 0.95);
+	assert_true(jain_of_done() >= (variant_nscc ? 0.90 : 0.95));
 	/* Marks reach the windows (every mark is echoed), which shrink: the
 	 * queue stays around the threshold, not at the trimming limit. */
 	assert_int_equal(ce, S.marks);
@@ -523,6 +530,38 @@ static void test_forged_data_refused(void **state)
 	teardown_sim();
 }
 
+/* The same runs with NSCC's rules (smartt.variant nscc).  In the incast
+ * its base RTT is configured, as UEC's is: measured, each flow's first
+ * sample includes the queue the others' first windows built, its target
+ * delay (0.75 base RTTs) differs from the others', and a flow marked
+ * below its target does not decrease (the path's problem, for REPS):
+ * Jain 0.926 measured against 0.944 configured.  Its completion times
+ * spread more than SMaRTT's either way (0.987), as test_smartt_sim's model
+ * incast found: NSCC decreases on the average delay, once per base RTT,
+ * where SMaRTT's fair decrease takes from each flow by its share. */
+static void test_nscc_one_sender(void **state)
+{
+	variant_nscc = true;
+	test_one_sender_fills_the_link(state);
+	variant_nscc = false;
+}
+
+static void test_nscc_incast(void **state)
+{
+	variant_nscc = true;
+	base_rtt = 52000;
+	test_incast_windows_hold_the_queue(state);
+	base_rtt = 0;
+	variant_nscc = false;
+}
+
+static void test_nscc_losses_without_trimming(void **state)
+{
+	variant_nscc = true;
+	test_losses_without_trimming(state);
+	variant_nscc = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +571,9 @@ int main(void)
 		cmocka_unit_test(test_receiver_restart),
 		cmocka_unit_test(test_forged_control_changes_nothing),
 		cmocka_unit_test(test_forged_data_refused),
+		cmocka_unit_test(test_nscc_one_sender),
+		cmocka_unit_test(test_nscc_incast),
+		cmocka_unit_test(test_nscc_losses_without_trimming),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -77,6 +77,8 @@ static const struct eq_setting eqds_settings[] = {
 /* SMaRTT (docs/smartt.md): the gains are the paper's; what depends on the
  * path is in units of it (the base RTT, a BDP). */
 static const struct eq_setting smartt_settings[] = {
+	WORDS("smartt.variant", NULL, ((const struct eq_setting_word[]){
+		{ "smartt", 0 }, { "nscc", 1 }, { NULL, 0 } }), 0, schemes.smartt.variant),
 	WORDS("smartt.trimming", NULL, on_off, 1, schemes.smartt.trimming),
 	UINT("smartt.target_rtt", 110, 1000, "percent of the base RTT", 1, 150,
 	     schemes.smartt.trtt_pct),

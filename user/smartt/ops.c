@@ -43,6 +43,11 @@ static void cfg_from(const struct eq_config *c, struct smartt_cfg *m)
 		m->rules.trtt = pct_q16(c->schemes.smartt.trtt_pct);
 	if (c->schemes.smartt.max_wnd_pct)
 		m->rules.max_cwnd = pct_q16(c->schemes.smartt.max_wnd_pct);
+	/* NSCC: the simulator's constants (nscc.c), its own target delay and
+	 * cap (1.5 BDPs); of the settings, trimming and the base RTT apply. */
+	m->nscc = c->schemes.smartt.variant == 1;
+	smartt_nscc_settings_default(&m->nscc_rules);
+	m->nscc_rules.trimming = m->rules.trimming;
 }
 
 static void *create(const struct eqt_env *env, char *err, size_t len)
@@ -61,12 +66,21 @@ static void describe(const void *v, char *buf, size_t len)
 {
 	const struct smartt_cfg *c = smartt_cfg_of(v);
 
-	snprintf(buf, len, "SMaRTT, link %llu bit/s, mtu %u, target RTT %u%% of the base RTT "
-		 "(%s), window at most %u%% of a BDP, %s",
-		 (unsigned long long)c->link_bps, c->mtu, c->rules.trtt * 100 / SMARTT_ONE,
-		 c->base_rtt_ns ? "configured" : "the lowest measured",
-		 c->rules.max_cwnd * 100 / SMARTT_ONE,
-		 c->rules.trimming ? "trimming" : "losses by timeout");
+	if (c->nscc)
+		snprintf(buf, len, "SMaRTT, variant NSCC, link %llu bit/s, mtu %u, target delay %u%% "
+			 "of the base RTT (%s), window at most %u%% of a BDP, %s",
+			 (unsigned long long)c->link_bps, c->mtu,
+			 c->nscc_rules.target * 100 / SMARTT_ONE,
+			 c->base_rtt_ns ? "configured" : "the lowest measured",
+			 c->nscc_rules.max_wnd * 100 / SMARTT_ONE,
+			 c->rules.trimming ? "trimming" : "losses by timeout");
+	else
+		snprintf(buf, len, "SMaRTT, link %llu bit/s, mtu %u, target RTT %u%% of the base "
+			 "RTT (%s), window at most %u%% of a BDP, %s",
+			 (unsigned long long)c->link_bps, c->mtu, c->rules.trtt * 100 / SMARTT_ONE,
+			 c->base_rtt_ns ? "configured" : "the lowest measured",
+			 c->rules.max_cwnd * 100 / SMARTT_ONE,
+			 c->rules.trimming ? "trimming" : "losses by timeout");
 }
 
 static void destroy(void *s)

@@ -49,9 +49,12 @@ struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
 	struct smartt *s;
 	struct smartt_params p;
 
+	struct smartt_nscc_params np;
+
 	if (!cfg->npeers || !cfg->mtu || !cfg->link_bps || !cfg->reorder_limit ||
 	    !cfg->edge_limit || !cfg->rto_ns ||
-	    smartt_params_set(&p, &cfg->rules, cfg->mtu, 1000, 1000)) {
+	    smartt_params_set(&p, &cfg->rules, cfg->mtu, 1000, 1000) ||
+	    smartt_nscc_params_set(&np, &cfg->nscc_rules, cfg->mtu, 1000, 1000)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -215,7 +218,7 @@ const struct smartt_cfg *smartt_cfg_of(const struct smartt *s)
 
 uint64_t smartt_cwnd_of(const struct smartt *s, uint32_t peer)
 {
-	return peer < s->cfg.npeers && s->tx[peer] ? smartt_cwnd(&s->tx[peer]->w) : 0;
+	return peer < s->cfg.npeers && s->tx[peer] ? smt_cwnd(s, s->tx[peer]) : 0;
 }
 
 void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_peer *v,
@@ -227,7 +230,7 @@ void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_pe
 	if (v) {
 		memset(v, 0, sizeof(*v));
 		if (t) {
-			v->credit = (int64_t)smartt_cwnd(&t->w) - (int64_t)t->c.infl.bytes;
+			v->credit = (int64_t)smt_cwnd(s, t) - (int64_t)t->c.infl.bytes;
 			v->tx_state = !t->c.open ? 0 : t->c.syn ? 1 : 2;
 			v->tx_epoch = t->c.isn;
 			v->backlog_pkts = t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts;
@@ -266,7 +269,7 @@ void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_pe
 		memset(own, 0, sizeof(*own));
 		if (t) {
 			*own = t->pub;
-			own->cwnd = smartt_cwnd(&t->w);
+			own->cwnd = smt_cwnd(s, t);
 			own->base_rtt_ns = t->brtt_ns;
 			own->bdp = t->p.bdp;
 		}

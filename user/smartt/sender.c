@@ -26,11 +26,26 @@ static uint64_t bdp_of(const struct smartt *s, uint64_t brtt_ns)
  * When it falls, the window keeps its bytes within the new bounds; the
  * first sample starts it at a BDP if it was below (a line-rate start, as
  * htsim's, on the path as measured rather than guessed). */
-static void params_for(struct smartt *s, struct smt_tx *t, uint64_t brtt_ns, bool first)
+static void params_for(struct smartt *s, struct smt_tx *t, uint64_t brtt_ns, bool first,
+		       uint64_t now)
 {
-	if (smartt_params_set(&t->p, &s->cfg.rules, s->cfg.mtu, brtt_ns, bdp_of(s, brtt_ns)))
-		return;		/* settings were checked at create: cannot happen */
+	uint64_t bdp = bdp_of(s, brtt_ns);
+
+	/* Settings were checked at create: neither can fail. */
+	if (smartt_params_set(&t->p, &s->cfg.rules, s->cfg.mtu, brtt_ns, bdp) ||
+	    smartt_nscc_params_set(&t->np, &s->cfg.nscc_rules, s->cfg.mtu, brtt_ns, bdp))
+		return;
 	t->brtt_ns = brtt_ns;
+	if (s->cfg.nscc) {
+		/* NSCC starts at its cap (1.5 BDPs, nscc.c). */
+		if (first && smartt_nscc_cwnd(&t->n) < t->np.bdp)
+			smartt_nscc_init(&t->n, &t->np, now);
+		if (t->n.cwnd > t->np.max_q)
+			t->n.cwnd = t->np.max_q;
+		if (t->n.cwnd < t->np.min_q)
+			t->n.cwnd = t->np.min_q;
+		return;
+	}
 	if (first && smartt_cwnd(&t->w) < t->p.bdp)
 		smartt_win_init(&t->w, &t->p);
 	if (t->w.cwnd > t->p.max_q)
@@ -59,8 +74,9 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 		return NULL;
 	}
 	t->c.used = s->last_seq[peer] != 0;
-	params_for(s, t, brtt, false);
+	params_for(s, t, brtt, false, now);
 	smartt_win_init(&t->w, &t->p);
+	smartt_nscc_init(&t->n, &t->np, now);
 	t->last_use_ns = now;
 	s->tx[peer] = t;
 	eqt_live_set(s->tx_live, peer);
@@ -117,6 +133,31 @@ static void count_rule(struct smt_tx *t, enum smartt_rule r)
 	}
 }
 
+static void count_nscc(struct smt_tx *t, enum smartt_nscc_rule r)
+{
+	switch (r) {
+	case NSCC_MD:
+	case NSCC_LOSS:
+		t->pub.decreases++;
+		break;
+	case NSCC_FAIR:
+	case NSCC_PROP:
+		t->pub.increases++;
+		break;
+	case NSCC_QA:
+		t->pub.quick_adapts++;
+		break;
+	case NSCC_FAST:
+		t->pub.fast_increases++;
+		break;
+	case NSCC_PATH:
+		t->pub.waits++;		/* marked at a low delay: REPS's to move */
+		break;
+	case NSCC_IGNORED:
+		break;
+	}
+}
+
 static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, uint64_t now)
 {
 	struct eqt_tx_acked a;
@@ -128,7 +169,7 @@ static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, u
 	if (h->flags & EQ_F_ECE)
 		t->pub.acks_ce++;
 	if (!s->cfg.base_rtt_ns && t->c.min_rtt_ns && (first || t->c.min_rtt_ns < t->brtt_ns))
-		params_for(s, t, t->c.min_rtt_ns, first);
+		params_for(s, t, t->c.min_rtt_ns, first, now);
 	/* No sample (a resend's ACK, Karn): the smoothed RTT stands in, so
 	 * that such an ACK takes no rule a fresh sample would not. */
 	struct smartt_fb fb = {
@@ -136,10 +177,15 @@ static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, u
 		.rtt_ns = a.rtt_ns ? a.rtt_ns : t->c.rtt.srtt_ns ? t->c.rtt.srtt_ns : t->brtt_ns,
 		.unacked = t->c.infl.bytes,
 	};
-	count_rule(t, smartt_on_ack(&t->w, &t->p, &fb, now));
+	if (s->cfg.nscc)
+		count_nscc(t, smartt_nscc_on_ack(&t->n, &t->np, fb.size, fb.rtt_ns, fb.ecn,
+						 fb.unacked, now));
+	else
+		count_rule(t, smartt_on_ack(&t->w, &t->p, &fb, now));
 }
 
-static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, uint64_t now)
+/* A trimmed or lost packet's NACK (rto false), or a timeout. */
+static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, bool rto, uint64_t now)
 {
 	struct smartt_fb fb = {
 		.size = (uint32_t)(bytes < UINT32_MAX ? bytes : UINT32_MAX),
@@ -147,8 +193,14 @@ static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, uint64_t no
 		.unacked = t->c.infl.bytes,
 	};
 
-	(void)s;
-	count_rule(t, smartt_on_loss(&t->w, &t->p, &fb, now));
+	if (!s->cfg.nscc) {
+		count_rule(t, smartt_on_loss(&t->w, &t->p, &fb, now));
+	} else if (rto) {
+		smartt_nscc_on_rto(&t->n, &t->np, fb.size);
+		t->pub.decreases++;
+	} else {
+		count_nscc(t, smartt_nscc_on_nack(&t->n, &t->np, fb.size, fb.unacked, now));
+	}
 }
 
 /* An ACK, NACK or RST from the receiver of our tunnel to peer: true if it
@@ -178,7 +230,7 @@ bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, ui
 	case EQ_T_NACK:
 		len = eqt_tx_nack(&t->c, h->seq_ack, now);
 		if (len)
-			lost(s, t, len, now);
+			lost(s, t, len, false, now);
 		break;
 	case EQ_T_RST:
 		/* The receiver has no state for this epoch: what was in
@@ -200,7 +252,7 @@ uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now)
 		return EQT_NO_DEADLINE;
 	moved = eqt_tx_timeout(&t->c, s->cfg.rto_ns, now);
 	if (moved)
-		lost(s, t, moved, now);
+		lost(s, t, moved, true, now);
 	return eqt_tx_deadline(&t->c);
 }
 
@@ -222,7 +274,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 		if (!t || !(q = eqt_tx_head(&t->c, c)))
 			continue;
 		*queued = true;
-		if (t->c.infl.n && t->c.infl.bytes + q->head->len > smartt_cwnd(&t->w))
+		if (t->c.infl.n && t->c.infl.bytes + q->head->len > smt_cwnd(s, t))
 			continue;
 		if (!eqt_tx_syn_room(&t->c, q))
 			continue;

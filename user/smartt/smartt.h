@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "scheme.h"
 #include "window.h"
+#include "nscc.h"
 
 /* What the module is started with (ops.c makes it from the pinned config). */
 struct smartt_cfg {
@@ -26,6 +27,8 @@ struct smartt_cfg {
 	uint64_t	base_rtt_ns;		/* 0: the lowest measured */
 	uint64_t	idle_ns;		/* tunnels idle this long are freed */
 	struct smartt_settings rules;
+	bool		nscc;			/* UEC's NSCC rules instead (nscc.h) */
+	struct smartt_nscc_settings nscc_rules;
 };
 
 /* Its own per-peer state, as eq_smartt_peers publishes it. */

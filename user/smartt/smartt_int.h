@@ -12,8 +12,10 @@
 
 struct smt_tx {
 	struct eqt_tx		c;		/* the core's half */
-	struct smartt_win	w;
+	struct smartt_win	w;	/* the paper's rules ... */
 	struct smartt_params	p;
+	struct smartt_nscc	n;	/* ... or NSCC's (cfg.nscc) */
+	struct smartt_nscc_params np;
 	uint64_t		brtt_ns;	/* the base RTT p runs on */
 	uint64_t		edge_drops, last_use_ns;
 	struct smartt_published	pub;
@@ -42,6 +44,12 @@ struct smartt {
 	struct eqt_reorder_io	rio;
 	struct eqt_arbiter	arbiter;
 };
+
+/* The window in bytes, by the variant's rules. */
+static inline uint64_t smt_cwnd(const struct smartt *s, const struct smt_tx *t)
+{
+	return s->cfg.nscc ? smartt_nscc_cwnd(&t->n) : smartt_cwnd(&t->w);
+}
 
 /* sender.c */
 struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now);
