@@ -25,26 +25,10 @@ RATE=${FT_EDGEQ_RATE:-200mbit}
 BDP=${FT_EDGEQ_BDP:-24000}	# 16 packets: the first RTT of 4 senders overflows the 8-packet trim threshold
 
 incast() {	# MODE: trim | rts
-	local mode=$1 t0 i ok=0 raw=$FT_TMP/$1 trims last
-	mkdir -p "$raw"
-	ft_bg "h$N" "$EQLOAD" serve --port 5201
-	sleep 0.3
-	ft_ctl reset
-	t0=$(( $(ft_now) + 1000000000 ))
-	for i in $(seq 0 $((N - 1))); do
-		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$N")" --port 5201 --bytes 1m \
-			--cc cubic --start-at "$t0" --out "$raw/h$i.tsv"
-	done
-	for p in "${FT_PIDS[@]:1}"; do wait "$p"; done
-	kill "${FT_PIDS[0]}" 2>/dev/null; wait "${FT_PIDS[0]}" 2>/dev/null
-	FT_PIDS=()
-	sleep 0.2	# the agents publish every 100 ms
-	ft_stats
-	for i in $(seq 0 $((N - 1))); do
-		[ "$(ft_sum "$raw/h$i.tsv" complete)" = 1 ] && ok=$((ok + 1))
-	done
+	local mode=$1 i ok raw=$FT_TMP/$1 trims last
+	ft_incast "$N" "$raw"
+	ok=$FT_INCAST_OK last=$FT_INCAST_LAST
 	check "$mode: all $N transfers of 1 MB complete through the agents ($ok)" [ "$ok" -eq "$N" ]
-	last=$(for i in $(seq 0 $((N - 1))); do echo $(( $(ft_sum "$raw/h$i.tsv" end_ns) - t0 )); done | sort -n | tail -1)
 	trims=$(ft_port "tor0-h$N" trims)
 	echo "# $mode: last done at $((last / 1000000)) ms; bottleneck: $(ft_port "tor0-h$N" occ_max_pkts) pkts max," \
 		"$(ft_port "tor0-h$N" occ_mean_pkts) mean, $trims trims, $(ft_port "tor0-h$N" drop_full) drops;" \

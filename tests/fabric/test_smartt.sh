@@ -21,26 +21,10 @@ N=4
 RATE=${FT_EDGEQ_RATE:-200mbit}
 
 incast() {	# MODE: trim | loss
-	local mode=$1 t0 i ok=0 raw=$FT_TMP/$1 trims marks last
-	mkdir -p "$raw"
-	ft_bg "h$N" "$EQLOAD" serve --port 5201
-	sleep 0.3
-	ft_ctl reset
-	t0=$(( $(ft_now) + 1000000000 ))
-	for i in $(seq 0 $((N - 1))); do
-		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$N")" --port 5201 --bytes 1m \
-			--cc cubic --start-at "$t0" --out "$raw/h$i.tsv"
-	done
-	for p in "${FT_PIDS[@]:1}"; do wait "$p"; done
-	kill "${FT_PIDS[0]}" 2>/dev/null; wait "${FT_PIDS[0]}" 2>/dev/null
-	FT_PIDS=()
-	sleep 0.2	# the agents publish every 100 ms
-	ft_stats
-	for i in $(seq 0 $((N - 1))); do
-		[ "$(ft_sum "$raw/h$i.tsv" complete)" = 1 ] && ok=$((ok + 1))
-	done
+	local mode=$1 i ok raw=$FT_TMP/$1 trims marks last
+	ft_incast "$N" "$raw"
+	ok=$FT_INCAST_OK last=$FT_INCAST_LAST
 	check "$mode: all $N transfers of 1 MB complete through SMaRTT's tunnels ($ok)" [ "$ok" -eq "$N" ]
-	last=$(for i in $(seq 0 $((N - 1))); do echo $(( $(ft_sum "$raw/h$i.tsv" end_ns) - t0 )); done | sort -n | tail -1)
 	trims=$(ft_port "tor0-h$N" trims); marks=$(ft_port "tor0-h$N" marks)
 	local ce dec rxt nacks rtx rtos lost
 	read -r ce dec rxt nacks rtx rtos lost < <(ft_agent_sum acks_ce decreases rx_trimmed rx_nacks tx_rtx rto_fired rx_lost)

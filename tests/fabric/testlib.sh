@@ -136,6 +136,36 @@ ft_port() {
 		END { if (!found) exit 1 }' "$(fab_dir "$FT_NAME")/ports.tsv"
 }
 
+# ft_incast N RAW: h0 .. h(N-1) each send 1 MB of TCP (eqload bulk, cubic)
+# to hN, all starting at one instant; then the fabric's stats (ft_stats).
+# Sets FT_INCAST_T0 (that instant, ns), FT_INCAST_OK (transfers that
+# completed) and FT_INCAST_LAST (ns from it to the last completion);
+# eqload's outputs are RAW/h<i>.tsv.
+# shellcheck disable=SC2034  # FT_INCAST_*: for the test scripts
+ft_incast() {
+	local n=$1 raw=$2 i p
+	mkdir -p "$raw"
+	ft_bg "h$n" "$EQLOAD" serve --port 5201
+	sleep 0.3
+	ft_ctl reset
+	FT_INCAST_T0=$(( $(ft_now) + 1000000000 ))
+	for i in $(seq 0 $((n - 1))); do
+		ft_bg "h$i" "$EQLOAD" bulk --dst "$(ft_ip "h$n")" --port 5201 --bytes 1m \
+			--cc cubic --start-at "$FT_INCAST_T0" --out "$raw/h$i.tsv"
+	done
+	for p in "${FT_PIDS[@]:1}"; do wait "$p"; done
+	kill "${FT_PIDS[0]}" 2>/dev/null; wait "${FT_PIDS[0]}" 2>/dev/null
+	FT_PIDS=()
+	sleep 0.2	# the agents publish every 100 ms
+	ft_stats
+	FT_INCAST_OK=0
+	for i in $(seq 0 $((n - 1))); do
+		[ "$(ft_sum "$raw/h$i.tsv" complete)" = 1 ] && FT_INCAST_OK=$((FT_INCAST_OK + 1))
+	done
+	FT_INCAST_LAST=$(for i in $(seq 0 $((n - 1))); do
+		echo $(( $(ft_sum "$raw/h$i.tsv" end_ns) - FT_INCAST_T0 )); done | sort -n | tail -1)
+}
+
 # ft_sum FILE KEY: a key of eqload's "# summary k=v ..." line.
 ft_sum() {
 	awk -v k="$2" '/^# summary/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"

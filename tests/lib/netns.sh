@@ -191,16 +191,17 @@ tb_parallel_transfers() {
 }
 
 # TCP transfer of SIZE random bytes from A to DST:PORT in B; ok when the
-# SHA-256 at the far end matches.
-tcp_transfer_ok() {	# DST SIZE_MB
-	local dst=$1 mb=$2 port=$((20000 + RANDOM % 10000)) lpid
+# SHA-256 at the far end matches.  LABEL names its files, so that several
+# can run at once.
+tcp_transfer_ok() {	# DST SIZE_MB [LABEL]
+	local dst=$1 mb=$2 port=$((20000 + RANDOM % 10000)) lpid f=$TB_TMP/${3:+x$3.}
 	TB_PORTS+=("$port")
-	head -c "$((mb * 1048576))" /dev/urandom >"$TB_TMP/send"
-	rm -f "$TB_TMP/recv"
+	head -c "$((mb * 1048576))" /dev/urandom >"${f}send"
+	rm -f "${f}recv"
 	local listen=TCP4-LISTEN
 	case $dst in *:*) listen=TCP6-LISTEN ;; esac
 	ip netns exec "$TB_B" timeout 60 socat -u $listen:$port,reuseaddr \
-		OPEN:"$TB_TMP/recv",creat,trunc &
+		OPEN:"${f}recv",creat,trunc &
 	lpid=$!
 	local host=$dst
 	case $dst in *:*) host="[$dst]" ;; esac
@@ -209,9 +210,9 @@ tcp_transfer_ok() {	# DST SIZE_MB
 		in_b ss -ltn | grep -q ":$port " && break
 		sleep 0.1
 	done
-	in_a timeout 60 socat -u OPEN:"$TB_TMP/send" TCP:"$host":$port || return 1
+	in_a timeout 60 socat -u OPEN:"${f}send" TCP:"$host":$port || return 1
 	wait "$lpid" || return 1
-	[ "$(sha256sum <"$TB_TMP/send")" = "$(sha256sum <"$TB_TMP/recv")" ]
+	[ "$(sha256sum <"${f}send")" = "$(sha256sum <"${f}recv")" ]
 }
 
 # ---- helpers for the test scripts ----

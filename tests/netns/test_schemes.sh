@@ -48,18 +48,7 @@ check "an agent runs on each host" \
 	_ "$js" "$EDGEQ" "$TB_B" "$TB_IFB"
 
 # Both transfers at once, each checked by SHA-256.
-xfer() {	# DST LABEL
-	local dst=$1 port=$((20000 + RANDOM % 10000)) f="$TB_TMP/x$2" host=$1 listen=TCP4-LISTEN
-	case $dst in *:*) host="[$dst]" listen=TCP6-LISTEN ;; esac
-	TB_PORTS+=("$port")
-	head -c "$((MB * 1048576))" /dev/urandom >"$f.send"
-	ip netns exec "$TB_B" timeout 60 socat -u $listen:$port,reuseaddr OPEN:"$f.recv",creat,trunc &
-	local lpid=$! i
-	for i in $(seq 50); do in_b ss -ltn | grep -q ":$port " && break; sleep 0.1; done
-	in_a timeout 60 socat -u OPEN:"$f.send" TCP:"$host":$port || return 1
-	wait "$lpid" || return 1
-	[ "$(sha256sum <"$f.send")" = "$(sha256sum <"$f.recv")" ]
-}
+xfer() { tcp_transfer_ok "$1" "$MB" "$2"; }	# DST LABEL
 peer_agent() {	# PREFIX FIELD: the agent's per-peer field on A
 	eq_a status "$TB_IFA" --json | jq -r ".interfaces[0].peers[] | select(.prefix == \"$1\") | .agent.$2 // \"none\""
 }

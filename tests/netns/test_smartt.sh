@@ -38,18 +38,7 @@ check "status: the IPv4 peer is smartt, the IPv6 one eqds, both with agent state
 peer_js() {	# PREFIX: that peer's status on A
 	eq_a status "$TB_IFA" --json | jq -c ".interfaces[0].peers[] | select(.prefix == \"$1\")"
 }
-xfer() {	# DST LABEL: MB of random bytes from A to DST, SHA-256 checked
-	local dst=$1 port=$((20000 + RANDOM % 10000)) f="$TB_TMP/x$2" host=$1 listen=TCP4-LISTEN
-	case $dst in *:*) host="[$dst]" listen=TCP6-LISTEN ;; esac
-	TB_PORTS+=("$port")
-	head -c "$((MB * 1048576))" /dev/urandom >"$f.send"
-	ip netns exec "$TB_B" timeout 60 socat -u $listen:$port,reuseaddr OPEN:"$f.recv",creat,trunc &
-	local lpid=$! i
-	for i in $(seq 50); do in_b ss -ltn | grep -q ":$port " && break; sleep 0.1; done
-	in_a timeout 60 socat -u OPEN:"$f.send" TCP:"$host":$port || return 1
-	wait "$lpid" || return 1
-	[ "$(sha256sum <"$f.send")" = "$(sha256sum <"$f.recv")" ]
-}
+xfer() { tcp_transfer_ok "$1" "$MB" "$2"; }	# DST LABEL
 fast0=$(eq_stat a tx_fast)
 xfer 10.77.0.2 4 & p4=$!
 xfer fd77::2 6 & p6=$!
