@@ -6,6 +6,7 @@
  * drives, as fuzz_eqds.c does EQDS.  The input picks a link (1 Gbit/s,
  * or 100 Gbit/s, whose first window holds thousands of small packets),
  * trimming or not, loss detection or not, a configured base RTT or not,
+ * SMaRTT's rules or NSCC's,
  * then a program of events: packets from either host, one by one or in
  * bursts of up to 2041 (4096 in all), time passing, wire packets delivered in any
  * order, dropped, duplicated, trimmed or CE-marked, headers forged from
@@ -255,6 +256,10 @@ static void setup(uint8_t how)
 
 	smartt_settings_default(&c.rules);
 	c.rules.trimming = how & 1;
+	/* how & 16: NSCC's rules (smartt.variant nscc) */
+	smartt_nscc_settings_default(&c.nscc_rules);
+	c.nscc_rules.trimming = c.rules.trimming;
+	c.nscc = how & 16;
 	now = 1000000;
 	memset(arr_state, 0, nserial < SERIALS ? nserial : SERIALS);
 	nserial = 0;
