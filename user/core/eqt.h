@@ -28,6 +28,17 @@ static inline bool eqt_seq_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
+/* The core's random numbers (splitmix64): epochs' first ISNs, whatever
+ * scheme numbers them.  Not for secrets. */
+static inline uint64_t eqt_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 /* Traffic classes the wire arbiter shares the uplink between (DRR). */
 enum eqt_cls {
 	EQT_CLS_TCP	= 0,

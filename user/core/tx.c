@@ -162,7 +162,6 @@ void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *p
 
 	memset(out, 0, sizeof(*out));
 	t->syn = false;		/* the receiver answered this epoch */
-	t->last_ctl_ns = now;
 	if ((p = eqt_infl_take(&t->infl, seq))) {
 		if (eqt_infl_timed(p, seq, now))
 			sample(t, now - p->t_ns, rto_floor_ns, out);
@@ -181,11 +180,10 @@ void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *p
 		t->rto_at = now + rto(t, rto_floor_ns);
 }
 
-uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq, uint64_t now)
+uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq)
 {
 	struct eqt_pkt *p = eqt_infl_take(&t->infl, seq);
 
-	t->last_ctl_ns = now;
 	t->syn = false;
 	if (!p)
 		return 0;

@@ -49,7 +49,6 @@ struct eqt_tx {
 	struct eqt_rtt	rtt;
 	uint64_t	min_rtt_ns;	/* the lowest sample (0: none yet) */
 	uint64_t	rto_at;		/* 0: not armed */
-	uint64_t	last_ctl_ns;	/* the receiver's last word */
 	struct eqt_tx_stats st;
 };
 
@@ -100,7 +99,7 @@ void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *p
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out);
 /* A NACK of seq: its packet goes to the resend queue.  Its length, or 0
  * when it was not in flight (acknowledged meanwhile, or a duplicate). */
-uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq, uint64_t now);
+uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq);
 /* The RTO: when it expired, every packet in flight goes to the resend
  * queue in seq order and the timeout backs off.  The bytes moved (0:
  * not yet, or nothing in flight). */

@@ -8,11 +8,7 @@
 
 uint64_t eqds_rand(struct eqds *e)
 {
-	uint64_t z = (e->rng += 0x9e3779b97f4a7c15ULL);	/* splitmix64 */
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return eqt_rand(&e->rng);
 }
 
 /* Pacer burst (`pacer_burst_us`, 150 us unless set): what falls due

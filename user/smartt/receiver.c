@@ -93,6 +93,8 @@ bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, str
 	p->seq = seq;
 	if (h->ce)
 		p->flags |= EQT_PF_CE_TAKEN;
+	/* A first send NACKed as lost that came after all widens the loss
+	 * window (reorder.h); SMaRTT's window already took the loss. */
 	eqt_reorder_late(&r->c.q, seq, h->flags & EQ_F_RTX);
 	eqt_reorder_in(&r->c.q, p, &s->rio, peer, now);
 	say(s, peer, EQ_T_ACK, ece, seq, r->c.q.expected);
@@ -101,6 +103,16 @@ drop:
 	if (p)
 		eqt_pkt_put(s->pool, p);
 	return false;
+}
+
+/* The reorder queue found seq missing while later ones came: NACKed as
+ * lost (no trimming switch said so). */
+void smt_rx_lost(void *ctx, uint32_t peer, uint32_t seq)
+{
+	struct smartt *s = ctx;
+	const struct smt_rx *r = s->rx[peer];
+
+	say(s, peer, EQ_T_NACK, EQ_F_LOST, seq, r ? r->c.q.expected : seq);
 }
 
 uint64_t smt_rx_timers(struct smartt *s, uint32_t peer, uint64_t now)

@@ -14,18 +14,6 @@ static void rio_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 	eqt_pkt_put(s->pool, p);
 }
 
-/* The reorder queue found seq missing while later ones came: NACKed as
- * lost (no trimming switch said so). */
-static void rio_lost(void *ctx, uint32_t peer, uint32_t seq)
-{
-	struct smartt *s = ctx;
-	struct smt_rx *r = s->rx[peer];
-	struct eqt_hdr h = { .type = EQ_T_NACK, .flags = EQ_F_LOST, .seq_ack = seq,
-			     .pull = r ? r->c.q.expected : seq };
-
-	s->io.send_ctl(s->io.ctx, peer, &h);
-}
-
 void smartt_free(struct smartt *s)
 {
 	if (!s)
@@ -76,7 +64,7 @@ struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, rio_lost };
+	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, smt_rx_lost };
 	{
 		uint64_t burst = cfg->link_bps / 8 * (cfg->burst_ns ? cfg->burst_ns : 150000) /
 				 1000000000ULL;

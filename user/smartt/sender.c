@@ -67,8 +67,7 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 		return NULL;
 	/* A peer's first tunnel numbers from a random epoch; a later one
 	 * past what the last used (core/epoch.h). */
-	s->rng = s->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	seq0 = s->last_seq[peer] ? s->last_seq[peer] : eqt_epoch_first((uint32_t)(s->rng >> 33));
+	seq0 = s->last_seq[peer] ? s->last_seq[peer] : eqt_epoch_first((uint32_t)eqt_rand(&s->rng));
 	if (eqt_tx_init(&t->c, 2 * (uint32_t)(bdp_of(s, brtt) / s->cfg.mtu + 1), seq0)) {
 		free(t);
 		return NULL;
@@ -228,7 +227,7 @@ bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, ui
 		acked(s, t, h, now);
 		break;
 	case EQ_T_NACK:
-		len = eqt_tx_nack(&t->c, h->seq_ack, now);
+		len = eqt_tx_nack(&t->c, h->seq_ack);
 		if (len)
 			lost(s, t, len, false, now);
 		break;

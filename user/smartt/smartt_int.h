@@ -63,5 +63,6 @@ void smt_rx_free(struct smartt *s, uint32_t peer);
 bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 		   uint64_t now);
 uint64_t smt_rx_timers(struct smartt *s, uint32_t peer, uint64_t now);
+void smt_rx_lost(void *ctx, uint32_t peer, uint32_t seq);	/* the reorder queue's io */
 
 #endif
