@@ -7,7 +7,8 @@
 # above 8 packets; then again on a switch that does not trim and drops 1 %
 # of the packets to the receiver at random.  Asserted: every transfer
 # completes; the switch's marks reached the senders' windows (ACKs
-# echoing CE, decreases); every trim reached the receiver's agent as a
+# echoing CE, decreases) and no marked packet was dropped at
+# decapsulation; every trim reached the receiver's agent as a
 # trimmed header and was NACKed and resent; with random loss the
 # receivers NACKed losses and the senders resent; no genuine packet was
 # refused.  The queue and completion figures are printed (the targets
@@ -37,6 +38,18 @@ incast() {	# MODE: trim | loss
 		read -r xdp_trims < <(ft_edgeq_stat_sum rx_trimmed)
 		check "trim: the switch marked ($marks) and the marks reached the windows ($ce ACKs echoing CE, $dec decreases)" \
 			[ "$marks" -gt 0 -a "$ce" -gt 0 -a "$dec" -gt 0 ]
+		# Inner TCP here is Not-ECT: the agents made the outer header
+		# ECT, and a CE mark the window took must not drop the packet
+		# at decapsulation (RFC 6040 would: docs/wire.md §8).
+		local h ecn_drops=0 d
+		for h in "${FT_EDGEQ_HOSTS[@]}"; do
+			d=$(nsenter --net="/run/netns/$FT_NAME-$h" "$EDGEQ" status eth0 --json 2>/dev/null |
+				jq -r '.interfaces[0].agent_counters.ecn_drops // "missing"')
+			[ "$d" = missing ] && ecn_drops=missing && break
+			ecn_drops=$((ecn_drops + d))
+		done
+		check "trim: no marked packet dropped at decapsulation (the agents' ecn_drops: $ecn_drops)" \
+			[ "$ecn_drops" = 0 ]
 		# Bare TCP ACKs go without the agents (frame_len 0); XDP counts
 		# their trimmed headers.
 		check "trim: every trim reached the receiver ($trims at the switch; $rxt to the agent, $xdp_trims without one)" \

@@ -104,6 +104,32 @@ static void test_stamp(void **state)
 	assert_int_equal(eq_ipv4_hdr_csum(f + 14), 0);	/* a valid header checksum */
 }
 
+/* A scheme that reacts to CE itself asks for ECT on its DATA
+ * (eqt_hdr.ect): a Not-ECT outer header becomes ECT(0), with a valid
+ * IPv4 checksum; one the inner packet made ECT or the path marked stays
+ * as it was; without the ask nothing changes (RFC 6040's copy). */
+static void test_stamp_ect(void **state)
+{
+	static const struct { uint8_t tos; bool ect; uint8_t want; } c[] = {
+		{ 0, true, EQ_ECN_ECT0 }, { 0, false, 0 }, { EQ_ECN_ECT1, true, EQ_ECN_ECT1 },
+		{ EQ_ECN_CE, true, EQ_ECN_CE }, { 0x20, true, 0x20 | EQ_ECN_ECT0 },
+	};
+
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint8_t f[2048];
+		uint32_t n = mk_frame(f, 100, c[i].tos, 0);
+		struct eqf_info fi, back;
+		struct eqt_hdr h = { .type = EQ_T_DATA, .seq_ack = 1, .aux = n, .ect = c[i].ect };
+
+		assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+		eqf_stamp_data(f, &fi, &h, 0);
+		assert_int_equal(f[14 + 1], c[i].want);
+		assert_int_equal(eq_ipv4_hdr_csum(f + 14), 0);
+		assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+		assert_int_equal(back.outer_ecn, c[i].want & EQ_ECN_MASK);
+	}
+}
+
 static void test_ctl_roundtrip(void **state)
 {
 	uint8_t f[2048], buf[128];
@@ -557,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_parse_data),
 		cmocka_unit_test(test_parse_never_trusts),
 		cmocka_unit_test(test_stamp),
+		cmocka_unit_test(test_stamp_ect),
 		cmocka_unit_test(test_ctl_roundtrip),
 		cmocka_unit_test(test_decap_ecn),
 		cmocka_unit_test(test_tcp_pure_ack),
