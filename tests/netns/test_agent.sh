@@ -124,10 +124,15 @@ pls=$(nsenter --net="/run/netns/$TB_B" bpftool map dump pinned "$TB_PIN_B/eq_eqd
 # than the packets.)
 check "bpftool shows A's agent sent data ($txd) and, in eq_eqds_peers, B's agent pulled for it ($pls)" \
 	test "${txd:-0}" -gt 1000 -a "${pls:-0}" -gt 0
-st=$(eq_b status "$TB_IFB" --json | jq -c '[.interfaces[0].peers[] | select(.eqds) | .eqds.pulls_sent][0]' 2>/dev/null)
-txt=$(eq_b status "$TB_IFB" | grep -m1 '^      eqds:')
-check "status shows EQDS's own state from that map's BTF (--json .eqds.pulls_sent $st; text: $txt)" \
-	bash -c '[ "${1:-0}" -gt 0 ] 2>/dev/null && grep -qE "pulls_sent [0-9]+" <<<"$2"' _ "$st" "$txt"
+# Which peer status lists first is not the check's business: once in the
+# VM the first one showed no pull while the peers together had pulled 508
+# times (a transfer can go without pulls while B's agent is taken for
+# down; not proven to be why).  The peers' largest, the text line that
+# says it, and no more than the map has.
+st=$(eq_b status "$TB_IFB" --json | jq -c '[.interfaces[0].peers[] | select(.eqds) | .eqds.pulls_sent] | max' 2>/dev/null)
+txt=$(eq_b status "$TB_IFB" | grep "^      eqds:.* pulls_sent ${st:-x},")
+check "status shows EQDS's own state from that map's BTF (--json .eqds.pulls_sent $st, as eq_eqds_peers' $pls in all; text: $txt)" \
+	bash -c '[ "${1:-0}" -gt 0 ] 2>/dev/null && [ "$1" -le "${3:-0}" ] && grep -qE "pulls_sent [1-9][0-9]*" <<<"$2"' _ "$st" "$txt" "$pls"
 
 # A second agent for the same attachment is refused, the first keeps going.
 out=$(nsenter --net="/run/netns/$TB_A" "$(dirname "$EDGEQ")/edgeqd" --iface "$TB_IFA" 2>&1)
