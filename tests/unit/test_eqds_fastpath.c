@@ -270,7 +270,7 @@ static uint64_t established_leased(struct fx *f)
 	uint64_t srtt;
 
 	establish(f, 0);
-	srtt = f->e->tx[PEER]->rtt.srtt_ns;
+	srtt = f->e->tx[PEER]->core.rtt.srtt_ns;
 	assert_int_equal(srtt, 20000);		/* establish()'s ACK, 20 us after */
 	eqds_lease_sync(f->e, f->now);
 	return srtt;
@@ -294,14 +294,14 @@ static void fast_send__gives_no_rtt_sample(void **state)
 	f->now += 1000;
 	ctl(f, EQ_T_ACK, seq, PULL0, 0);
 	assert_int_equal(stats(f).inflight_bytes, 0);
-	assert_int_equal(f->e->tx[PEER]->rtt.srtt_ns, srtt);
+	assert_int_equal(f->e->tx[PEER]->core.rtt.srtt_ns, srtt);
 	/* An agent send, ACKed 5 ms later, is a sample. */
 	eq_lease_shut(&bucket[PEER].lease.word);
 	local(f, 1);
 	seq = f->rec.data[f->rec.n_data - 1].seq;
 	f->now += 5000000;
 	ctl(f, EQ_T_ACK, seq, PULL0, 0);
-	assert_true(f->e->tx[PEER]->rtt.srtt_ns > srtt);
+	assert_true(f->e->tx[PEER]->core.rtt.srtt_ns > srtt);
 	fx_free(f);
 }
 
@@ -329,9 +329,9 @@ static void fast_send__the_probe_is_a_sample_unless_held(void **state)
 		assert_int_equal(stats(f).inflight_bytes, 0);
 		assert_int_equal(bucket[PEER].probe, 0);
 		if (held)
-			assert_int_equal(f->e->tx[PEER]->rtt.srtt_ns, srtt);
+			assert_int_equal(f->e->tx[PEER]->core.rtt.srtt_ns, srtt);
 		else	/* 20 us, then 40: 7/8 of one and 1/8 of the other */
-			assert_int_equal(f->e->tx[PEER]->rtt.srtt_ns, 22500);
+			assert_int_equal(f->e->tx[PEER]->core.rtt.srtt_ns, 22500);
 	}
 	fx_free(f);
 }

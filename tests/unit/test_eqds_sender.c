@@ -1066,7 +1066,7 @@ static void epoch__a_new_one_starts_past_every_seq_the_last_used(void **state)
 	isn = f->rec.data_seq[0];
 	pull(f, 100, isn + 1);			/* ACKed: nothing in flight */
 	t = f->e->tx[PEER];
-	t->next_seq = isn + 9000000;		/* a long life (nothing in flight) */
+	t->core.next_seq = isn + 9000000;		/* a long life (nothing in flight) */
 	local(f, 1);
 	last = f->rec.data_seq[f->rec.n_data - 1];
 	assert_int_equal(last, isn + 9000000);
@@ -1078,7 +1078,7 @@ static void epoch__a_new_one_starts_past_every_seq_the_last_used(void **state)
 	ack(f, isn2, 200);
 	assert_int_equal(stats(f).inflight_bytes, 0);
 	t = f->e->tx[PEER];
-	t->next_seq = isn2 + 9000000;
+	t->core.next_seq = isn2 + 9000000;
 	eqds_flush(f->e, PEER, f->now);
 	local(f, 1);
 	isn3 = stats(f).tx_epoch;
@@ -1132,7 +1132,7 @@ static void epoch__syn_packets_stay_in_the_window(void **state)
 	run_until(f, 1000000);
 	isn = f->rec.data_seq[0];
 	t = f->e->tx[PEER];
-	t->next_seq = isn + EQT_EPOCH_SYN_NEW - 1;
+	t->core.next_seq = isn + EQT_EPOCH_SYN_NEW - 1;
 	local(f, 2);
 	run_until(f, f->now + 100000);
 	assert_int_equal(f->rec.n_data, 2);
@@ -1198,7 +1198,7 @@ static void window__pulls_past_what_was_asked_are_refused(void **state)
 	/* What the queue asked for past pull 100, two BDPs, 16 more, and one
 	 * for each packet in flight. */
 	uint32_t room = f->e->tx[PEER]->told_target - 100 + 2 * BDP / MTU + 16 +
-			f->e->tx[PEER]->infl.n;
+			f->e->tx[PEER]->core.infl.n;
 	int64_t credit = stats(f).credit;
 
 	assert_true(f->e->tx[PEER]->told_target - 100 < 16);
@@ -1233,7 +1233,7 @@ static void window__pulls_for_what_went_while_silent_are_taken(void **state)
 	t = f->e->tx[PEER];
 	n = t->unasked;
 	assert_true(n >= 40);
-	hi = t->next_seq;			/* every seq sent, acknowledged */
+	hi = t->core.next_seq;			/* every seq sent, acknowledged */
 	asked = after(t->told_target, 100) ? t->told_target - 100 : 0;
 	/* Beyond what was asked, two BDPs, the slack and what went unasked,
 	 * with room to spare: refused. */

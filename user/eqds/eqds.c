@@ -204,7 +204,7 @@ bool eqds_wire(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, struct eq
 
 static bool tx_idle(const struct tx_tunnel *t)
 {
-	return !t->infl.n && !t->rtx.pkts && !t->q[0].pkts && !t->q[1].pkts;
+	return !t->core.infl.n && !t->core.rtx.pkts && !t->core.q[0].pkts && !t->core.q[1].pkts;
 }
 
 /* Peer i's timers, or the end of its idle tunnels: its next deadline. */
@@ -328,13 +328,13 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 		st->highest_pull = t->highest_pull;
 		st->backlog_pkts = tx_backlog_pkts(t);
 		st->backlog_bytes = tx_backlog_bytes(t);
-		st->inflight_bytes = t->infl.bytes;
-		st->tx_epoch = t->isn;
+		st->inflight_bytes = t->core.infl.bytes;
+		st->tx_epoch = t->core.isn;
 		st->tx_next_seq = eqds_tx_sent_hi(e, peer, t);
-		st->tx_cum_ack = t->cum_ack;
-		st->tx_state = t->state;
+		st->tx_cum_ack = t->core.cum_ack;
+		st->tx_state = tx_state(t);
 		st->bdp = tx_bdp(e, t);
-		st->srtt_us = (uint32_t)(t->rtt.srtt_ns / 1000);
+		st->srtt_us = (uint32_t)(t->core.rtt.srtt_ns / 1000);
 	}
 	if (r) {
 		st->pull_no = r->pull_no;
@@ -366,7 +366,7 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 	const struct eqt_pkt *p;
 	uint32_t q;
 
-	for (p = eqt_infl_first(&t->infl, &q); p; p = eqt_infl_next(&t->infl, &q)) {
+	for (p = eqt_infl_first(&t->core.infl, &q); p; p = eqt_infl_next(&t->core.infl, &q)) {
 		bool seen;
 
 		seen = x && x->est && eqt_reorder_seen(&x->q, q);

@@ -11,6 +11,7 @@
 #include "reorder.h"
 #include "epoch.h"
 #include "live.h"
+#include "tx.h"
 
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
@@ -29,7 +30,11 @@ static inline bool before(uint32_t a, uint32_t b) { return eqt_seq_before(a, b);
 static inline bool after(uint32_t a, uint32_t b) { return eqt_seq_after(a, b); }
 
 struct tx_tunnel {
-	uint8_t		state;		/* enum eqds_tx_state */
+	/* The tunnel's mechanics, the core's (core/tx.h): epoch and seqs,
+	 * the edge queue by class and the resends, what is in flight, the
+	 * RTT estimator and the RTO.  Its epoch's state is EQDS's tx_state
+	 * (tx_state() below). */
+	struct eqt_tx	core;
 	bool		hp_known;	/* highest_pull is in the receiver's numbering */
 	bool		rts_due;	/* (re)starting without credit: ask at once */
 	bool		lease_open;	/* credit lent to TC (lease.h) */
@@ -66,16 +71,9 @@ struct tx_tunnel {
 	uint8_t		early_type[EARLY_SLOTS];	/* 0, EQ_T_ACK or EQ_T_NACK */
 	uint32_t	early_next;
 	uint32_t	told_target;	/* highest pull target we have sent */
-	uint32_t	isn, next_seq, highest_pull;
-	uint32_t	cum_ack;	/* every seq before it arrived (PULL, ACK|CUM) */
+	uint32_t	highest_pull;
 	int64_t		credit;
-	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
-	struct eqt_q	rtx;		/* retransmissions: before new data */
-	struct eqt_infl	infl;		/* sent, not yet acknowledged (user/core/infl.h) */
-	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns, rto_at;
-	/* The RTO adapts to the ACKs (RFC 6298 estimator, rto_ns its floor,
-	 * doubled when it fires): an agent on a busy host answers late. */
-	struct eqt_rtt	rtt;
+	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns;
 	/* Bytes sent in the current round trip (from rate_at) and the last
 	 * one: what the flow feeds the tunnel per round trip, which RTS
 	 * mode asks for ahead of the queue (sender.c, tx_ahead_pkts()). */
@@ -122,12 +120,20 @@ struct rx_tunnel {
 
 static inline uint64_t tx_backlog_bytes(const struct tx_tunnel *t)
 {
-	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+	return eqt_tx_backlog(&t->core);
 }
 
 static inline uint32_t tx_backlog_pkts(const struct tx_tunnel *t)
 {
-	return t->q[0].pkts + t->q[1].pkts + t->rtx.pkts;
+	return t->core.q[0].pkts + t->core.q[1].pkts + t->core.rtx.pkts;
+}
+
+/* The epoch's state as EQDS publishes it: none open, the receiver's
+ * answer awaited, answered. */
+static inline enum eqds_tx_state tx_state(const struct tx_tunnel *t)
+{
+	return !t->core.open ? EQDS_TX_CLOSED :
+	       t->core.syn ? EQDS_TX_SYN_SENT : EQDS_TX_ESTABLISHED;
 }
 
 #define ASL_NONE	UINT32_MAX

@@ -37,9 +37,9 @@ uint32_t eqds_tx_sent_hi(const struct eqds *e, uint32_t peer, const struct tx_tu
 	uint32_t seq;
 
 	if (!e->bucket || !t->lease_open)
-		return t->next_seq;
+		return t->core.next_seq;
 	seq = lease_load(&e->bucket[peer]).parts.seq;
-	return after(seq, t->next_seq) ? seq : t->next_seq;
+	return after(seq, t->core.next_seq) ? seq : t->core.next_seq;
 }
 
 void eqds_tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now)
@@ -63,8 +63,8 @@ void eqds_tx_lease_close(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uin
 	t->lease_copies = 0;
 	/* TC stamped every seq below the lease's: the agent numbers on from
 	 * there, and copies still on their way are below it. */
-	if (after(w.parts.seq, t->next_seq))
-		t->next_seq = w.parts.seq;
+	if (after(w.parts.seq, t->core.next_seq))
+		t->core.next_seq = w.parts.seq;
 }
 
 /* Adds up to `bytes` to an open lease that is not shut: what it added. */
@@ -100,7 +100,7 @@ static void tc_demand(struct eqds *e, struct tx_tunnel *t, struct eq_credit *b, 
 
 	__atomic_exchange_n(&b->held_rung, 0, __ATOMIC_ACQ_REL);	/* before reading */
 	held = __atomic_load_n(&b->held, __ATOMIC_ACQUIRE);
-	uint64_t window = t->rtt.srtt_ns ? 2 * t->rtt.srtt_ns : e->cfg.rto_ns;
+	uint64_t window = t->core.rtt.srtt_ns ? 2 * t->core.rtt.srtt_ns : e->cfg.rto_ns;
 
 	if (held != t->held_seen) {
 		t->held_seen = held;
@@ -126,7 +126,7 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	tc_demand(e, t, b, now);
 	/* SYN_SENT: the SYN flag is the agent's to set.  A queue: it goes
 	 * first, on the agent's credit. */
-	if (t->state != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
+	if (tx_state(t) != EQDS_TX_ESTABLISHED || tx_backlog_pkts(t)) {
 		eqds_tx_lease_close(e, peer, t, now);
 		return;
 	}
@@ -172,7 +172,7 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	 * flight, trimming mode, the receiver not busy: one BDP may go
 	 * unscheduled.  Nothing in flight means no copy still on its way
 	 * either, of this lease or of earlier ones. */
-	if (!t->infl.n && !tx_copies_due(e, t, now) && !e->cfg.rts && now >= t->busy_until &&
+	if (!t->core.infl.n && !tx_copies_due(e, t, now) && !e->cfg.rts && now >= t->busy_until &&
 	    (!t->lease_open || w.parts.seq - t->lease_seq0 == t->lease_copies)) {
 		int64_t have = t->credit + (t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0);
 
@@ -200,8 +200,8 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 				t->credit > EQ_LEASE_BYTES ? EQ_LEASE_BYTES : (uint32_t)t->credit;
 
 		w.parts.bytes = EQ_LEASE_OPEN | give;
-		w.parts.seq = t->next_seq;
-		t->lease_seq0 = t->next_seq;
+		w.parts.seq = t->core.next_seq;
+		t->lease_seq0 = t->core.next_seq;
 		t->lease_copies = 0;
 		__atomic_store_n(&b->lease.word, w.word, __ATOMIC_RELEASE);
 		t->credit -= give;
@@ -233,8 +233,8 @@ void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uin
 		return;
 	seq = (uint32_t)(probe >> 32);
 	age_us = (uint32_t)(now / 1000) - (uint32_t)probe;
-	if ((uint64_t)age_us * 1000 > eqt_rtt_rto(&t->rtt, e->cfg.rto_ns) ||
-	    before(seq, t->isn)) {
+	if ((uint64_t)age_us * 1000 > eqt_rtt_rto(&t->core.rtt, e->cfg.rto_ns) ||
+	    before(seq, t->core.isn)) {
 		__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
 		return;
 	}
@@ -291,7 +291,7 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 	/* Sent in a tunnel that has ended since (reset, flushed, freed): the
 	 * receiver will not take it into the new one, so it goes again as
 	 * new data. */
-	if (!t || t->state == EQDS_TX_CLOSED || before(seq, t->isn)) {
+	if (!t || tx_state(t) == EQDS_TX_CLOSED || before(seq, t->core.isn)) {
 		int rc = eqds_tx_local(e, peer, p, now);
 
 		return rc ? rc : 1;
@@ -304,8 +304,8 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 	p->tx_count = 1;
 	p->t_ns = now;
 	p->flags |= EQT_PF_FAST;
-	if (!before(seq, t->next_seq))
-		t->next_seq = seq + 1;
+	if (!before(seq, t->core.next_seq))
+		t->core.next_seq = seq + 1;
 	/* It carried the bucket's pull target, or one before it. */
 	if (e->bucket && t->hp_known &&
 	    after(__atomic_load_n(&e->bucket[peer].pull_target, __ATOMIC_RELAXED), t->told_target))
@@ -326,7 +326,7 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 	}
 	/* A cumulative ack passed it already (the receiver's XDP delivered
 	 * it before its copy got here). */
-	if (before(seq, t->cum_ack)) {
+	if (before(seq, t->core.cum_ack)) {
 		eqt_pkt_put(e->pool, p);
 		return 0;
 	}

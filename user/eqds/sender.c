@@ -26,12 +26,12 @@
 static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
 {
 	/* From the receiver's floor when it gives one (epoch.h). */
-	uint32_t isn = !t->next_seq && !floor ? eqt_epoch_first((uint32_t)eqds_rand(e))
-					      : eqt_epoch_next(t->next_seq, floor);
+	uint32_t isn = !t->core.next_seq && !floor ? eqt_epoch_first((uint32_t)eqds_rand(e))
+					      : eqt_epoch_next(t->core.next_seq, floor);
 
-	t->isn = t->next_seq = t->cum_ack = isn;
-	t->infl.lo = t->infl.hi = isn;	/* nothing in flight here */
-	t->state = EQDS_TX_SYN_SENT;
+	t->core.isn = t->core.next_seq = t->core.cum_ack = isn;
+	t->core.infl.lo = t->core.infl.hi = isn;	/* nothing in flight here */
+	t->core.open = t->core.syn = true;
 	t->hp_known = false;
 	t->st.tx_epoch = isn;
 	t->copies_due = 0;
@@ -50,13 +50,13 @@ struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	/* The in-flight ring starts with a window of MTU-sized packets twice
 	 * over (resends and fast sends beside it); smaller packets or a
 	 * resend far behind the rest make it grow. */
-	if (!t || eqt_infl_init(&t->infl, 2 * (uint32_t)(((uint64_t)e->cfg.bdp_bytes +
+	if (!t || eqt_infl_init(&t->core.infl, 2 * (uint32_t)(((uint64_t)e->cfg.bdp_bytes +
 							    e->cfg.mtu) / e->cfg.mtu),
 				 e->last_seq[peer])) {
 		free(t);
 		return NULL;
 	}
-	t->next_seq = e->last_seq[peer];
+	t->core.next_seq = e->last_seq[peer];
 	t->last_use_ns = now;
 	e->tx[peer] = t;
 	live_set(e->tx_live, peer);
@@ -84,13 +84,13 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 		__atomic_store_n(&e->bucket[peer].queued, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->bucket[peer].taken, e->host_taken[peer], __ATOMIC_RELAXED);
 	}
-	e->last_seq[peer] = t->next_seq;
+	e->last_seq[peer] = t->core.next_seq;
 	eqds_counters_add(&e->retired[peer], &t->st);
-	eqt_infl_drop_all(&t->infl, t->next_seq, to_pool, e->pool);
-	eqt_q_drain(&t->q[0], e->pool);
-	eqt_q_drain(&t->q[1], e->pool);
-	eqt_q_drain(&t->rtx, e->pool);
-	eqt_infl_fini(&t->infl);
+	eqt_infl_drop_all(&t->core.infl, t->core.next_seq, to_pool, e->pool);
+	eqt_q_drain(&t->core.q[0], e->pool);
+	eqt_q_drain(&t->core.q[1], e->pool);
+	eqt_q_drain(&t->core.rtx, e->pool);
+	eqt_infl_fini(&t->core.infl);
 	free(t);
 	e->tx[peer] = NULL;
 	live_clear(e->tx_live, peer);
@@ -100,7 +100,7 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 
 static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
 {
-	return eqt_rtt_rto(&t->rtt, e->cfg.rto_ns);
+	return eqt_rtt_rto(&t->core.rtt, e->cfg.rto_ns);
 }
 
 /* An ACK of a packet sent once (Karn: a retransmission's ACK could be
@@ -114,12 +114,12 @@ static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
  * fit the lease. */
 void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 {
-	eqt_rtt_sample(&t->rtt, r, e->cfg.rto_ns, RTO_MAX_NS);
+	eqt_rtt_sample(&t->core.rtt, r, e->cfg.rto_ns, RTO_MAX_NS);
 	if (e->cfg.bdp_auto) {
 		/* The loop's round trip varies with the agents' wake-ups: the
 		 * smoothed RTT and twice its variation, so that credit is not
 		 * short for the slower half of the round trips. */
-		uint64_t b = e->cfg.link_bps / 8 * (t->rtt.srtt_ns + 2 * t->rtt.rttvar_ns) /
+		uint64_t b = e->cfg.link_bps / 8 * (t->core.rtt.srtt_ns + 2 * t->core.rtt.rttvar_ns) /
 			     1000000000ULL;
 
 		uint32_t old = tx_bdp(e, t);
@@ -137,7 +137,7 @@ void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 		 * MTU 9000 held 436 MB of credit at a BDP of 4 MB. */
 		if (!t->bdp_hi)
 			t->bdp_hi = old;
-		if (t->state == EQDS_TX_ESTABLISHED) {
+		if (tx_state(t) == EQDS_TX_ESTABLISHED) {
 			/* An RTS asks for no more than the window allows, so in
 			 * RTS mode every rise asks: that is also what regrows
 			 * a window there (only beyond bdp_hi, one 1 ms flow took
@@ -186,7 +186,7 @@ static bool mark_ce(struct eqt_pkt *p)
  * MTU each: their sizes are not known yet). */
 static int64_t in_flight(const struct eqds *e, const struct tx_tunnel *t, uint64_t now)
 {
-	return (int64_t)t->infl.bytes + (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
+	return (int64_t)t->core.infl.bytes + (int64_t)tx_copies_due(e, t, now) * e->cfg.mtu;
 }
 
 /* The credit a tunnel starting (or restarting) from idle may spend.  Idle
@@ -211,9 +211,9 @@ static void restart(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint64_t
 /* The head of what this tunnel would send next: retransmissions first. */
 static struct eqt_q *head_q(struct tx_tunnel *t, uint32_t cls)
 {
-	if (t->rtx.head)
-		return &t->rtx;
-	return t->q[cls].head ? &t->q[cls] : NULL;
+	if (t->core.rtx.head)
+		return &t->core.rtx;
+	return t->core.q[cls].head ? &t->core.q[cls] : NULL;
 }
 
 /* A queue waits for credit, and either every pull target this tunnel has
@@ -242,7 +242,7 @@ static void restart_if_stalled(struct eqds *e, struct tx_tunnel *t, uint32_t pee
 	if (!q || t->credit >= (int64_t)q->head->len || t->rts_due || !t->hp_known)
 		return;
 	if (after(t->told_target, t->highest_pull) &&
-	    (e->cfg.rts || t->rtx.head || now < t->busy_until ||
+	    (e->cfg.rts || t->core.rtx.head || now < t->busy_until ||
 	     in_flight(e, t, now) + t->credit + (int64_t)e->cfg.mtu > (int64_t)tx_bdp(e, t)))
 		return;
 	restart(e, t, peer, now);
@@ -269,15 +269,15 @@ int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	}
 	if (n >= e->cfg.edge_ecn && mark_ce(p))
 		t->st.edge_marks++;
-	if (t->state == EQDS_TX_CLOSED) {
+	if (tx_state(t) == EQDS_TX_CLOSED) {
 		new_epoch(e, t, peer, 0);
 		restart(e, t, peer, now);
-	} else if (!n && !t->infl.n) {
+	} else if (!n && !t->core.infl.n) {
 		restart(e, t, peer, now);
 	}
 	p->t_ns = now;
 	p->tx_count = 0;
-	eqt_q_push(&t->q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER], p);
+	eqt_q_push(&t->core.q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER], p);
 	t->last_use_ns = now;
 	restart_if_stalled(e, t, peer, now);
 	return 0;
@@ -287,7 +287,7 @@ int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now
  * RTT, or the RTO's floor before any sample. */
 static uint64_t rate_window(const struct eqds *e, const struct tx_tunnel *t)
 {
-	return t->rtt.srtt_ns ? t->rtt.srtt_ns : e->cfg.rto_ns;
+	return t->core.rtt.srtt_ns ? t->core.rtt.srtt_ns : e->cfg.rto_ns;
 }
 
 /* The receiver said its link stays busy beyond a round trip from now:
@@ -376,7 +376,7 @@ void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, ui
 	 * flight by now: the ring keeps its span (the RTO scans it all), and
 	 * grows when the seqs in flight span more than it; only at its cap
 	 * is a packet given up, and counted. */
-	struct eqt_pkt *old = eqt_infl_put(&t->infl, p);
+	struct eqt_pkt *old = eqt_infl_put(&t->core.infl, p);
 
 	note_sent(e, t, p->len, now);
 
@@ -384,8 +384,8 @@ void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, ui
 		eqt_pkt_put(e->pool, old);
 		t->st.infl_given_up++;
 	}
-	if (!t->rto_at || t->rto_at > now + rto(e, t))
-		t->rto_at = now + rto(e, t);
+	if (!t->core.rto_at || t->core.rto_at > now + rto(e, t))
+		t->core.rto_at = now + rto(e, t);
 	t->last_use_ns = now;
 }
 
@@ -400,7 +400,7 @@ void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost)
 {
 	if (lost)
 		t->credit += p->len;
-	eqt_q_push(&t->rtx, p);
+	eqt_q_push(&t->core.rtx, p);
 	t->st.rx_nacks++;
 }
 
@@ -418,7 +418,7 @@ static void told(struct tx_tunnel *t, uint32_t target)
  * lease opens before an answer, so it has no copies.) */
 static bool tx_in_epoch(const struct tx_tunnel *t, uint32_t seq)
 {
-	return seq - t->isn < t->next_seq - t->isn;
+	return seq - t->core.isn < t->core.next_seq - t->core.isn;
 }
 
 static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_pkt *p,
@@ -431,9 +431,9 @@ static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct 
 	if (p->tx_count && !tx_in_epoch(t, p->seq))
 		p->tx_count = 0;
 	if (!p->tx_count)
-		p->seq = t->next_seq++;
+		p->seq = t->core.next_seq++;
 	t->credit -= p->len;
-	h.flags = (t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0) | (p->tx_count ? EQ_F_RTX : 0);
+	h.flags = (tx_state(t) == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0) | (p->tx_count ? EQ_F_RTX : 0);
 	if (h.flags & EQ_F_SYN)
 		p->flags |= EQT_PF_SYN;
 	h.seq_ack = p->seq;
@@ -477,9 +477,9 @@ static uint32_t rts_next_seq(const struct eqds *e, uint32_t peer, const struct t
 {
 	uint32_t seq = eqds_tx_sent_hi(e, peer, t);
 
-	if (t->state != EQDS_TX_ESTABLISHED)
+	if (tx_state(t) != EQDS_TX_ESTABLISHED)
 		return seq;		/* a SYN's seq says where the epoch starts */
-	for (const struct eqt_pkt *p = t->rtx.head; p; p = p->next)
+	for (const struct eqt_pkt *p = t->core.rtx.head; p; p = p->next)
 		if (p->tx_count && tx_in_epoch(t, p->seq))
 			seq--;
 	return seq;
@@ -490,7 +490,7 @@ void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t no
 	struct eqt_hdr h = { .type = EQ_T_RTS };
 	uint32_t base = t->hp_known ? t->highest_pull : 0, room = rts_room(e, t, now);
 
-	h.flags = t->state == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
+	h.flags = tx_state(t) == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0;
 	h.seq_ack = rts_next_seq(e, peer, t);
 	h.pull = eqds_tx_pull_target(e, t, now);
 	/* The limit (aux): the pull number up to which the tunnel's credit
@@ -547,7 +547,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 			continue;
 		/* No new SYN packet beyond the epoch's SYN window: it waits
 		 * for the receiver's answer (which ends SYN_SENT). */
-		if (t->state == EQDS_TX_SYN_SENT && t->next_seq - t->isn >= EQT_EPOCH_SYN_NEW &&
+		if (tx_state(t) == EQDS_TX_SYN_SENT && t->core.next_seq - t->core.isn >= EQT_EPOCH_SYN_NEW &&
 		    (!q->head->tx_count || !tx_in_epoch(t, q->head->seq)))
 			continue;
 		*head = q;
@@ -582,9 +582,9 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held
 {
 	struct eqt_pkt *newest;
 
-	if (after(ack, t->cum_ack))
-		t->cum_ack = ack;
-	newest = eqt_infl_take_before(&t->infl, ack, to_pool, e->pool);
+	if (after(ack, t->core.cum_ack))
+		t->core.cum_ack = ack;
+	newest = eqt_infl_take_before(&t->core.infl, ack, to_pool, e->pool);
 	if (!newest)
 		return;
 	if (!held && eqt_infl_timed(newest, ack - 1, now))
@@ -603,7 +603,7 @@ static bool ctl_in_window(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 {
 	bool rst = h->type == EQ_T_RST;
 
-	switch (eqt_tx_admit(t->isn, eqds_tx_sent_hi(e, peer, t), t->cum_ack, ACK_SLACK_SEQS, rst,
+	switch (eqt_tx_admit(t->core.isn, eqds_tx_sent_hi(e, peer, t), t->core.cum_ack, ACK_SLACK_SEQS, rst,
 			     rst ? h->pull : h->seq_ack)) {
 	case EQT_TX_BAD_RST:
 		t->st.bad_rst++;
@@ -635,7 +635,7 @@ static bool ctl_in_window(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 		 * kept full while it was silent, whose copies came only after
 		 * it spoke, are in flight and not counted unasked (2-4 pulls
 		 * refused in some runs of bench/agent_outage.sh). */
-		room = room + t->infl.n < room ? UINT32_MAX : room + t->infl.n;
+		room = room + t->core.infl.n < room ? UINT32_MAX : room + t->core.infl.n;
 
 		if (h->pull - t->highest_pull > room) {
 			t->st.bad_pull++;
@@ -665,9 +665,9 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 static bool silent_skip(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 			const struct eqt_hdr *h, uint64_t now)
 {
-	if (!t->silent_gap || t->infl.n ||
+	if (!t->silent_gap || t->core.infl.n ||
 	    !(h->type == EQ_T_PULL || (h->type == EQ_T_ACK && (h->flags & EQ_F_CUM))) ||
-	    before(h->seq_ack, t->isn) || !before(h->seq_ack, eqds_tx_sent_hi(e, peer, t)))
+	    before(h->seq_ack, t->core.isn) || !before(h->seq_ack, eqds_tx_sent_hi(e, peer, t)))
 		return false;
 	t->st.silent_skips++;
 	t->peer_silent = false;		/* it speaks */
@@ -677,15 +677,15 @@ static bool silent_skip(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 	/* Resends of the old epoch stay in it: the receiver may have them
 	 * (it delivered past some), and in the new epoch they would come
 	 * up twice.  Only what was never sent goes on. */
-	while (t->rtx.head) {
-		eqt_pkt_put(e->pool, eqt_q_pop(&t->rtx));
+	while (t->core.rtx.head) {
+		eqt_pkt_put(e->pool, eqt_q_pop(&t->core.rtx));
 		t->st.infl_given_up++;
 	}
 	if (!tx_backlog_pkts(t)) {
 		/* The next packet starts one, where the receiver expects it
 		 * (new_epoch() counts from next_seq: nothing is in flight). */
-		t->state = EQDS_TX_CLOSED;
-		t->next_seq = h->seq_ack;
+		t->core.open = false;
+		t->core.next_seq = h->seq_ack;
 		t->silent_gap = false;
 		return true;
 	}
@@ -699,7 +699,7 @@ bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 {
 	struct tx_tunnel *t = e->tx[peer];
 
-	if (!t || t->state == EQDS_TX_CLOSED)
+	if (!t || tx_state(t) == EQDS_TX_CLOSED)
 		return false;
 	/* Nothing a spoofer could not say: no route is learnt from it. */
 	if (silent_skip(e, peer, t, h, now))
@@ -709,7 +709,7 @@ bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uin
 	/* Anything but an RST about an older epoch (isn - 1 is this epoch's
 	 * too: the answer to an RTS acknowledges the last seq delivered in
 	 * order, and none has been yet: receiver.c) changes nothing. */
-	if (h->type != EQ_T_RST && before(h->seq_ack, t->isn - 1))
+	if (h->type != EQ_T_RST && before(h->seq_ack, t->core.isn - 1))
 		return false;
 	control(e, peer, t, h, now);
 	return true;
@@ -740,16 +740,16 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		/* The receiver has no state for us (or an older epoch): with
 		 * anything left to deliver, start a new epoch past its own and
 		 * resend what was in flight. */
-		if (!tx_backlog_pkts(t) && !t->infl.n) {
-			t->state = EQDS_TX_CLOSED;
+		if (!tx_backlog_pkts(t) && !t->core.infl.n) {
+			t->core.open = false;
 			return;
 		}
 		struct eqt_q resend = {};
 
-		eqt_infl_drop_all(&t->infl, t->next_seq, to_queue, &resend);
-		while ((p = eqt_q_pop(&t->rtx)))
+		eqt_infl_drop_all(&t->core.infl, t->core.next_seq, to_queue, &resend);
+		while ((p = eqt_q_pop(&t->core.rtx)))
 			eqt_q_push(&resend, p);
-		t->rtx = resend;
+		t->core.rtx = resend;
 		new_epoch(e, t, peer, h->seq_ack);
 		t->credit = 0;
 		restart(e, t, peer, now);
@@ -774,8 +774,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		 * assuming nothing is owed costs at most one needless RTS. */
 		t->told_target = t->highest_pull;
 	}
-	if (t->state == EQDS_TX_SYN_SENT)
-		t->state = EQDS_TX_ESTABLISHED;
+	t->core.syn = false;
 	if (after(h->pull, t->highest_pull)) {
 		uint32_t asked = after(t->told_target, t->highest_pull) ?
 				 t->told_target - t->highest_pull : 0, d = h->pull - t->highest_pull;
@@ -804,7 +803,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 			cum_ack(e, t, h->seq_ack, h->flags & EQ_F_HELD, now);
 			break;
 		}
-		if ((p = eqt_infl_take(&t->infl, h->seq_ack))) {
+		if ((p = eqt_infl_take(&t->core.infl, h->seq_ack))) {
 			/* Not a fast send's: its copy may have been read long
 			 * after it left, and the sample would be short. */
 			if (eqt_infl_timed(p, h->seq_ack, now))
@@ -815,7 +814,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		}
 		break;
 	case EQ_T_NACK:
-		if ((p = eqt_infl_take(&t->infl, h->seq_ack))) {
+		if ((p = eqt_infl_take(&t->core.infl, h->seq_ack))) {
 			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
 			eqds_tx_nacked(t, p, h->flags & EQ_F_LOST);
 		} else {
@@ -864,7 +863,7 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 
 	if (!t)
 		return next;
-	if (t->infl.n && t->rto_at && now >= t->rto_at) {
+	if (t->core.infl.n && t->core.rto_at && now >= t->core.rto_at) {
 		/* No ACK for the oldest packet for an RTO: everything in flight
 		 * goes again first, in seq order, and the RTO backs off until
 		 * an ACK says how long they take.  Resent on new credit: an
@@ -877,13 +876,13 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		struct eqt_pkt *p;
 		uint32_t s;
 
-		for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s))
+		for (p = eqt_infl_first(&t->core.infl, &s); p; p = eqt_infl_next(&t->core.infl, &s))
 			if (p->t_ns < oldest)
 				oldest = p->t_ns;
 		if (oldest == EQT_NO_DEADLINE) {
-			t->rto_at = 0;		/* nothing found: send_one re-arms */
+			t->core.rto_at = 0;		/* nothing found: send_one re-arms */
 		} else if (oldest + r > now) {
-			t->rto_at = oldest + r;	/* ACKs came: not yet */
+			t->core.rto_at = oldest + r;	/* ACKs came: not yet */
 		} else if (now - t->last_ctl_ns >= r && now < t->busy_until + r) {
 			/* Quiet, but the receiver said, when it last spoke, that
 			 * it had pulls to grant others for that long (aux: what
@@ -893,7 +892,7 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			 * mode the senders took a busy receiver for silent 116
 			 * times a run and sent their edge queues without credit:
 			 * the bottleneck queue filled (200 packets, 5,444 drops). */
-			t->rto_at = t->busy_until + r;
+			t->core.rto_at = t->busy_until + r;
 		} else if (now - t->last_ctl_ns >= r && !t->peer_silent && !t->probed) {
 			/* Not a word for an RTO, the first time: the receiver
 			 * may only be slow (an incast's queue longer than an
@@ -906,7 +905,7 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			 * its bottleneck queue reached 22-106 packets. */
 			t->probed = true;
 			eqds_tx_ask(e, peer, t, now);
-			t->rto_at = now + r;
+			t->core.rto_at = now + r;
 		} else {
 			/* Not a word from the receiver for a whole RTO, nor an
 			 * answer to the RTS sent one RTO ago: its agent is
@@ -924,19 +923,19 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			bool silent = now - t->last_ctl_ns >= r;
 
 			eqds_tx_lease_close(e, peer, t, now);	/* the resends go first */
-			for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
-				eqt_infl_take(&t->infl, s);
+			for (p = eqt_infl_first(&t->core.infl, &s); p; p = eqt_infl_next(&t->core.infl, &s)) {
+				eqt_infl_take(&t->core.infl, s);
 				t->st.rto_fired++;
 				if (silent) {
 					t->credit += p->len;
 					eqt_pkt_put(e->pool, p);
 					t->silent_gap = true;
 				} else {
-					eqt_q_push(&t->rtx, p);
+					eqt_q_push(&t->core.rtx, p);
 				}
 			}
 			t->rts_due = !silent || tx_backlog_pkts(t);
-			eqt_rtt_backoff(&t->rtt, e->cfg.rto_ns, RTO_MAX_NS);
+			eqt_rtt_backoff(&t->core.rtt, e->cfg.rto_ns, RTO_MAX_NS);
 			/* Silent, the tunnel runs on without credit until the
 			 * receiver speaks again (peer_silent).  Waiting for
 			 * credit let one BDP through per RTO, the RTO doubling:
@@ -948,15 +947,15 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			}
 		}
 	}
-	if (!t->infl.n)
-		t->rto_at = 0;	/* nothing left to time out */
+	if (!t->core.infl.n)
+		t->core.rto_at = 0;	/* nothing left to time out */
 	restart_if_stalled(e, t, peer, now);
-	if (t->rto_at)
-		next = t->rto_at;
+	if (t->core.rto_at)
+		next = t->core.rto_at;
 	/* Data waiting, not enough credit, and nothing heard for an RTO (or
 	 * RTS mode with nothing in flight): ask the receiver to pull. */
 	q = head_q(t, 0) ? head_q(t, 0) : head_q(t, 1);
-	if (q && t->credit < (int64_t)q->head->len && !t->infl.n && !t->peer_silent &&
+	if (q && t->credit < (int64_t)q->head->len && !t->core.infl.n && !t->peer_silent &&
 	    after_rts_unanswered(e, t, now)) {
 		/* Nothing in flight, so no RTO to find the receiver silent
 		 * above, and an RTS unanswered for an RTO: the same spell.
