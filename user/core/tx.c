@@ -59,8 +59,16 @@ static void open_epoch(struct eqt_tx *t)
 	t->isn = t->next_seq = t->cum_ack = isn;
 	t->infl.lo = t->infl.hi = isn;
 	t->open = t->syn = true;
+	t->used = true;		/* the next one starts past this one */
 	t->floor = 0;
 	t->rto_at = 0;
+}
+
+void eqt_tx_open(struct eqt_tx *t, uint32_t floor)
+{
+	if (floor)
+		t->floor = floor;
+	open_epoch(t);
 }
 
 static uint64_t rto(const struct eqt_tx *t, uint64_t floor_ns)
@@ -98,7 +106,9 @@ struct eqt_pkt *eqt_tx_take(struct eqt_tx *t, struct eqt_q *q, struct eqt_hdr *h
 		eqt_pkt_put(pool, old);
 		t->st.given_up++;
 	}
-	if (!t->rto_at)
+	/* Armed, or brought forward (a deadline pushed out while the
+	 * receiver said it was busy, an RTO that came down since). */
+	if (!t->rto_at || t->rto_at > now + rto(t, rto_floor_ns))
 		t->rto_at = now + rto(t, rto_floor_ns);
 	return p;
 }
@@ -154,7 +164,7 @@ static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, struct eqt_t
 	out->rtt_ns = r;
 }
 
-void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
+static void ack(struct eqt_tx *t, uint32_t seq, bool timed, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out)
 {
 	struct taken k = { pool, out };
@@ -162,7 +172,7 @@ void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *p
 
 	memset(out, 0, sizeof(*out));
 	t->syn = false;		/* the receiver answered this epoch */
-	if ((p = eqt_infl_take(&t->infl, seq))) {
+	if (timed && (p = eqt_infl_take(&t->infl, seq))) {
 		if (eqt_infl_timed(p, seq, now))
 			sample(t, now - p->t_ns, rto_floor_ns, out);
 		count_free(&k, p);
@@ -173,11 +183,25 @@ void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *p
 		if (p)
 			count_free(&k, p);
 	}
-	/* Progress restarts the timer; nothing left in flight stops it. */
+	/* Nothing left in flight stops the timer.  Progress does not
+	 * restart it: the oldest packet still in flight times out an RTO
+	 * after it went (eqt_tx_due()), however many later ones are ACKed
+	 * meanwhile, which per-packet ACKs would otherwise put off for as
+	 * long as they come. */
 	if (!t->infl.n)
 		t->rto_at = 0;
-	else if (out->pkts)
-		t->rto_at = now + rto(t, rto_floor_ns);
+}
+
+void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
+		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out)
+{
+	ack(t, seq, true, cum, pool, rto_floor_ns, now, out);
+}
+
+void eqt_tx_cum(struct eqt_tx *t, uint32_t cum, struct eqt_pool *pool, uint64_t now,
+		struct eqt_tx_acked *out)
+{
+	ack(t, 0, false, cum, pool, 0, now, out);
 }
 
 uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq)
@@ -194,21 +218,32 @@ uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq)
 	return p->len;
 }
 
-uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
+bool eqt_tx_due(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
 {
-	uint64_t oldest = EQT_NO_DEADLINE, r = rto(t, rto_floor_ns), bytes = 0;
+	uint64_t oldest = EQT_NO_DEADLINE, r = rto(t, rto_floor_ns);
 	struct eqt_pkt *p;
 	uint32_t s;
 
 	if (!t->infl.n || !t->rto_at || now < t->rto_at)
-		return 0;
+		return false;
 	for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s))
 		if (p->t_ns < oldest)
 			oldest = p->t_ns;
 	if (oldest + r > now) {		/* ACKs came: the oldest is not due yet */
 		t->rto_at = oldest + r;
-		return 0;
+		return false;
 	}
+	return true;
+}
+
+uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
+{
+	uint64_t bytes = 0;
+	struct eqt_pkt *p;
+	uint32_t s;
+
+	if (!eqt_tx_due(t, rto_floor_ns, now))
+		return 0;
 	for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
 		eqt_infl_take(&t->infl, s);
 		bytes += p->len;

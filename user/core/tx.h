@@ -78,9 +78,13 @@ struct eqt_q *eqt_tx_head(struct eqt_tx *t, uint32_t cls);
 /* May q's head go in this epoch?  No new SYN packet beyond the epoch's
  * first EQT_EPOCH_SYN_NEW seqs: it waits for the receiver's answer. */
 bool eqt_tx_syn_room(const struct eqt_tx *t, const struct eqt_q *q);
+/* Opens an epoch now (else the next packet taken does): at seq0 for the
+ * tunnel's first, else past every seq used or, given one, past `floor`,
+ * where the receiver expects the next (epoch.h). */
+void eqt_tx_open(struct eqt_tx *t, uint32_t floor);
 /* Takes q's head for the wire: numbers it (a resend of this epoch keeps
  * its seq), fills h (DATA, SYN until answered, RTX), holds it in flight
- * and arms the RTO.  The caller sends it (it stays held).  A packet the
+ * and arms the RTO (or brings it forward).  The caller sends it (it stays held).  A packet the
  * ring gave up to hold it goes back to pool, counted. */
 struct eqt_pkt *eqt_tx_take(struct eqt_tx *t, struct eqt_q *q, struct eqt_hdr *h,
 			    struct eqt_pool *pool, uint64_t rto_floor_ns, uint64_t now);
@@ -97,9 +101,16 @@ enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_
  * time would add the wait for seq (a resend's recovery) to the sample. */
 void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out);
+/* A cumulative ack alone, `cum`, that times nothing: its receiver held
+ * it (EQDS's ACK delay), or it names no packet. */
+void eqt_tx_cum(struct eqt_tx *t, uint32_t cum, struct eqt_pool *pool, uint64_t now,
+		struct eqt_tx_acked *out);
 /* A NACK of seq: its packet goes to the resend queue.  Its length, or 0
  * when it was not in flight (acknowledged meanwhile, or a duplicate). */
 uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq);
+/* Whether the RTO expired: the oldest packet in flight went an RTO ago.
+ * If not, it is re-armed for when that packet will have (ACKs came). */
+bool eqt_tx_due(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
 /* The RTO: when it expired, every packet in flight goes to the resend
  * queue in seq order and the timeout backs off.  The bytes moved (0:
  * not yet, or nothing in flight). */

@@ -14,6 +14,18 @@
 #include "edgeq/csum.h"
 #include "eqds_int.h"
 
+/* What EQDS's own state starts an epoch with: the receiver's pull
+ * numbering unknown, no copies due, no lease shut, nothing sent unasked. */
+static void epoch_opened(struct tx_tunnel *t)
+{
+	t->hp_known = false;
+	t->st.tx_epoch = t->core.isn;
+	t->copies_due = 0;
+	t->shut_wait = false;
+	t->silent_gap = false;
+	t->unasked = 0;
+}
+
 /* A new epoch: past every seq this peer's tunnels used (next_seq, which
  * eqds_tx_get() takes from last_seq after a flush), or, after an RST that
  * gives one, counted from `floor`, the receiver's next in order (0: it
@@ -23,40 +35,32 @@
  * 3 * EQT_EPOCH_SYN_SEQS past the old epoch's SYN window and its last seq,
  * and the receiver cannot take it for the old epoch; and no more, so
  * that the receiver knows where to expect it (eqt_epoch_after()). */
-static void new_epoch(struct eqds *e, struct tx_tunnel *t, uint32_t peer, uint32_t floor)
+static void new_epoch(struct tx_tunnel *t, uint32_t floor)
 {
 	/* From the receiver's floor when it gives one (epoch.h). */
-	uint32_t isn = !t->core.next_seq && !floor ? eqt_epoch_first((uint32_t)eqds_rand(e))
-					      : eqt_epoch_next(t->core.next_seq, floor);
-
-	t->core.isn = t->core.next_seq = t->core.cum_ack = isn;
-	t->core.infl.lo = t->core.infl.hi = isn;	/* nothing in flight here */
-	t->core.open = t->core.syn = true;
-	t->hp_known = false;
-	t->st.tx_epoch = isn;
-	t->copies_due = 0;
-	t->shut_wait = false;
-	t->silent_gap = false;
-	t->unasked = 0;
+	eqt_tx_open(&t->core, floor);
+	epoch_opened(t);
 }
 
 struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 {
 	struct tx_tunnel *t = e->tx[peer];
+	uint32_t seq0;
 
 	if (t)
 		return t;
 	t = calloc(1, sizeof(*t));
 	/* The in-flight ring starts with a window of MTU-sized packets twice
 	 * over (resends and fast sends beside it); smaller packets or a
-	 * resend far behind the rest make it grow. */
-	if (!t || eqt_infl_init(&t->core.infl, 2 * (uint32_t)(((uint64_t)e->cfg.bdp_bytes +
-							    e->cfg.mtu) / e->cfg.mtu),
-				 e->last_seq[peer])) {
+	 * resend far behind the rest make it grow.  The peer's first tunnel
+	 * starts at a random ISN; a later one past the seqs the last used. */
+	seq0 = e->last_seq[peer] ? e->last_seq[peer] : eqt_epoch_first((uint32_t)eqds_rand(e));
+	if (!t || eqt_tx_init(&t->core, 2 * (uint32_t)(((uint64_t)e->cfg.bdp_bytes + e->cfg.mtu) /
+						     e->cfg.mtu), seq0)) {
 		free(t);
 		return NULL;
 	}
-	t->core.next_seq = e->last_seq[peer];
+	t->core.used = e->last_seq[peer] != 0;
 	t->last_use_ns = now;
 	e->tx[peer] = t;
 	live_set(e->tx_live, peer);
@@ -66,11 +70,6 @@ struct tx_tunnel *eqds_tx_get(struct eqds *e, uint32_t peer, uint64_t now)
 static void to_pool(void *pool, struct eqt_pkt *p)
 {
 	eqt_pkt_put(pool, p);
-}
-
-static void to_queue(void *q, struct eqt_pkt *p)
-{
-	eqt_q_push(q, p);
 }
 
 void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
@@ -86,17 +85,11 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 	e->last_seq[peer] = t->core.next_seq;
 	eqds_counters_add(&e->retired[peer], &t->st);
-	eqt_infl_drop_all(&t->core.infl, t->core.next_seq, to_pool, e->pool);
-	eqt_q_drain(&t->core.q[0], e->pool);
-	eqt_q_drain(&t->core.q[1], e->pool);
-	eqt_q_drain(&t->core.rtx, e->pool);
-	eqt_infl_fini(&t->core.infl);
+	eqt_tx_fini(&t->core, e->pool);
 	free(t);
 	e->tx[peer] = NULL;
 	live_clear(e->tx_live, peer);
 }
-
-#define RTO_MAX_NS	1000000000ULL
 
 static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
 {
@@ -112,9 +105,8 @@ static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
  * host, not only the network's), and a BDP below it cannot fill the
  * link: on a veth pair with the 50 us default a 64 KiB GSO packet never
  * fit the lease. */
-void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
+static void bdp_follow(const struct eqds *e, struct tx_tunnel *t)
 {
-	eqt_rtt_sample(&t->core.rtt, r, e->cfg.rto_ns, RTO_MAX_NS);
 	if (e->cfg.bdp_auto) {
 		/* The loop's round trip varies with the agents' wake-ups: the
 		 * smoothed RTT and twice its variation, so that credit is not
@@ -150,6 +142,13 @@ void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 		if (t->bdp > t->bdp_hi)
 			t->bdp_hi = t->bdp;
 	}
+}
+
+/* A sample the core did not take itself (TC's probe, fastpath.c). */
+void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
+{
+	eqt_rtt_sample(&t->core.rtt, r, e->cfg.rto_ns, EQT_TX_RTO_MAX_NS);
+	bdp_follow(e, t);
 }
 
 
@@ -270,7 +269,7 @@ int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	if (n >= e->cfg.edge_ecn && mark_ce(p))
 		t->st.edge_marks++;
 	if (tx_state(t) == EQDS_TX_CLOSED) {
-		new_epoch(e, t, peer, 0);
+		new_epoch(t, 0);
 		restart(e, t, peer, now);
 	} else if (!n && !t->core.infl.n) {
 		restart(e, t, peer, now);
@@ -358,18 +357,25 @@ uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t, ui
 	return t->hp_known ? t->highest_pull + (uint32_t)want : (uint32_t)want;
 }
 
-/* Keeps p (sent, seq set) until it is ACKed, and arms the RTO. */
+/* p went while the receiver was silent: delivered as far as we know. */
+static void sent_silent(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p)
+{
+	eqt_pkt_put(e->pool, p);
+	t->silent_gap = true;
+	if (t->unasked < UINT32_MAX)
+		t->unasked++;
+}
+
+/* Keeps p (a fast send's copy, seq set by TC) until it is ACKed, and arms
+ * the RTO. */
 void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, uint64_t now)
 {
 	/* A silent receiver acknowledges nothing: what goes counts as
 	 * delivered at once, as the RTO would count it, without filling the
 	 * ring (and the pool) meanwhile. */
 	if (t->peer_silent) {
-		eqt_pkt_put(e->pool, p);
 		t->last_use_ns = now;
-		t->silent_gap = true;
-		if (t->unasked < UINT32_MAX)
-			t->unasked++;
+		sent_silent(e, t, p);
 		return;
 	}
 	/* A resend keeps its seq, which can lie below everything else in
@@ -396,12 +402,17 @@ void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, ui
  * its credit is ours again, and the resend goes on it at once.  (Were
  * it only late, the receiver knows it NACKed it and takes no pulls from
  * its arrival: receiver.c.) */
-void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost)
+static void nacked(struct tx_tunnel *t, uint32_t len, bool lost)
 {
 	if (lost)
-		t->credit += p->len;
-	eqt_q_push(&t->core.rtx, p);
+		t->credit += len;
 	t->st.rx_nacks++;
+}
+
+void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost)
+{
+	eqt_q_push(&t->core.rtx, p);
+	nacked(t, p->len, lost);
 }
 
 static void told(struct tx_tunnel *t, uint32_t target)
@@ -421,33 +432,38 @@ static bool tx_in_epoch(const struct tx_tunnel *t, uint32_t seq)
 	return seq - t->core.isn < t->core.next_seq - t->core.isn;
 }
 
-static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_pkt *p,
+/* q's head goes on the wire, on the tunnel's credit: the core numbers it
+ * (a resend of this epoch keeps its seq), holds it in flight and arms the
+ * RTO; the pull target is EQDS's. */
+static void send_one(struct eqds *e, uint32_t peer, struct tx_tunnel *t, struct eqt_q *q,
 		     uint64_t now)
 {
-	struct eqt_hdr h = { .type = EQ_T_DATA };
+	uint64_t given_up = t->core.st.given_up;
+	struct eqt_hdr h;
+	struct eqt_pkt *p = eqt_tx_take(&t->core, q, &h, e->pool, e->cfg.rto_ns, now);
 
-	/* A retransmission keeps its seq, unless it is from an older epoch
-	 * (resent after an RST): then it is numbered afresh. */
-	if (p->tx_count && !tx_in_epoch(t, p->seq))
-		p->tx_count = 0;
-	if (!p->tx_count)
-		p->seq = t->core.next_seq++;
+	if (!p)
+		return;
+	t->st.infl_given_up += t->core.st.given_up - given_up;
 	t->credit -= p->len;
-	h.flags = (tx_state(t) == EQDS_TX_SYN_SENT ? EQ_F_SYN : 0) | (p->tx_count ? EQ_F_RTX : 0);
-	if (h.flags & EQ_F_SYN)
-		p->flags |= EQT_PF_SYN;
-	h.seq_ack = p->seq;
 	h.pull = eqds_tx_pull_target(e, t, now);
-	h.aux = p->len;
-	if (p->tx_count)
+	if (h.flags & EQ_F_RTX)
 		t->st.tx_rtx++;
 	else
 		t->st.tx_data++;
-	p->tx_count++;
-	p->t_ns = now;
 	e->io.send_data(e->io.ctx, peer, p, &h);
 	told(t, h.pull);
-	eqds_tx_infl_put(e, t, p, now);
+	t->last_use_ns = now;
+	/* A silent receiver acknowledges nothing: what goes counts as
+	 * delivered at once (eqds_tx_infl_put()). */
+	if (t->peer_silent) {
+		eqt_infl_take(&t->core.infl, p->seq);
+		if (!t->core.infl.n)
+			t->core.rto_at = 0;
+		sent_silent(e, t, p);
+		return;
+	}
+	note_sent(e, t, p->len, now);
 }
 
 /* How many MTUs an RTS may ask for: what the invariant leaves beside the
@@ -547,8 +563,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 			continue;
 		/* No new SYN packet beyond the epoch's SYN window: it waits
 		 * for the receiver's answer (which ends SYN_SENT). */
-		if (tx_state(t) == EQDS_TX_SYN_SENT && t->core.next_seq - t->core.isn >= EQT_EPOCH_SYN_NEW &&
-		    (!q->head->tx_count || !tx_in_epoch(t, q->head->seq)))
+		if (!eqt_tx_syn_room(&t->core, q))
 			continue;
 		*head = q;
 		return peer;
@@ -560,7 +575,7 @@ static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
 {
 	struct eqds *e = ctx;
 
-	send_one(e, peer, e->tx[peer], eqt_q_pop(q), now);
+	send_one(e, peer, e->tx[peer], q, now);
 }
 
 /* The wire arbiter (core/arbiter.c): DRR between the classes, round robin
@@ -580,16 +595,14 @@ uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
  * the ack (`held`: EQ_F_HELD, its ACK delay). */
 static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held, uint64_t now)
 {
-	struct eqt_pkt *newest;
+	struct eqt_tx_acked out;
 
-	if (after(ack, t->core.cum_ack))
-		t->core.cum_ack = ack;
-	newest = eqt_infl_take_before(&t->core.infl, ack, to_pool, e->pool);
-	if (!newest)
-		return;
-	if (!held && eqt_infl_timed(newest, ack - 1, now))
-		eqds_tx_rtt_sample(e, t, now - newest->t_ns);
-	eqt_pkt_put(e->pool, newest);
+	if (held)
+		eqt_tx_cum(&t->core, ack, e->pool, now, &out);
+	else
+		eqt_tx_ack(&t->core, ack - 1, ack, e->pool, e->cfg.rto_ns, now, &out);
+	if (out.rtt_ns)
+		bdp_follow(e, t);
 }
 
 /* Whether a control packet can be the receiver's, RFC 5961-style: every
@@ -689,7 +702,7 @@ static bool silent_skip(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 		t->silent_gap = false;
 		return true;
 	}
-	new_epoch(e, t, peer, h->seq_ack);
+	new_epoch(t, h->seq_ack);
 	t->credit = 0;
 	restart(e, t, peer, now);
 	return true;
@@ -729,7 +742,8 @@ static bool after_rts_unanswered(const struct eqds *e, const struct tx_tunnel *t
 static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const struct eqt_hdr *h,
 		    uint64_t now)
 {
-	struct eqt_pkt *p;
+	struct eqt_tx_acked acked;
+	uint32_t len;
 
 	t->peer_silent = false;		/* it speaks: credit is its again */
 	t->probed = false;
@@ -739,18 +753,10 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		eqds_tx_lease_close(e, peer, t, now);
 		/* The receiver has no state for us (or an older epoch): with
 		 * anything left to deliver, start a new epoch past its own and
-		 * resend what was in flight. */
-		if (!tx_backlog_pkts(t) && !t->core.infl.n) {
-			t->core.open = false;
+		 * resend what was in flight (the core's reset). */
+		if (!eqt_tx_reset(&t->core, h->seq_ack))
 			return;
-		}
-		struct eqt_q resend = {};
-
-		eqt_infl_drop_all(&t->core.infl, t->core.next_seq, to_queue, &resend);
-		while ((p = eqt_q_pop(&t->core.rtx)))
-			eqt_q_push(&resend, p);
-		t->core.rtx = resend;
-		new_epoch(e, t, peer, h->seq_ack);
+		epoch_opened(t);
 		t->credit = 0;
 		restart(e, t, peer, now);
 		return;
@@ -764,7 +770,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	/* At most an RTO's ceiling of it is believed: the RTO waits this
 	 * out before it asks (eqds_tx_timers()), and 4 s of it (the field's
 	 * most) would hide a dead receiver that long. */
-	t->busy_until = now + (h->aux < RTO_MAX_NS ? h->aux : RTO_MAX_NS);
+	t->busy_until = now + (h->aux < EQT_TX_RTO_MAX_NS ? h->aux : EQT_TX_RTO_MAX_NS);
 	if (!t->hp_known) {
 		/* First word from the receiver in this epoch: adopt its pull
 		 * numbering.  A PULL still grants its one MTU. */
@@ -803,20 +809,20 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 			cum_ack(e, t, h->seq_ack, h->flags & EQ_F_HELD, now);
 			break;
 		}
-		if ((p = eqt_infl_take(&t->core.infl, h->seq_ack))) {
-			/* Not a fast send's: its copy may have been read long
-			 * after it left, and the sample would be short. */
-			if (eqt_infl_timed(p, h->seq_ack, now))
-				eqds_tx_rtt_sample(e, t, now - p->t_ns);
-			eqt_pkt_put(e->pool, p);
-		} else {
+		/* Selective, the cumulative ack as it was.  A fast send's
+		 * packet times nothing: its copy may have been read long after
+		 * it left, and the sample would be short (eqt_infl_timed()). */
+		eqt_tx_ack(&t->core, h->seq_ack, t->core.cum_ack, e->pool, e->cfg.rto_ns, now,
+			   &acked);
+		if (acked.rtt_ns)
+			bdp_follow(e, t);
+		if (!acked.pkts)
 			eqds_tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
-		}
 		break;
 	case EQ_T_NACK:
-		if ((p = eqt_infl_take(&t->core.infl, h->seq_ack))) {
+		if ((len = eqt_tx_nack(&t->core, h->seq_ack))) {
 			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
-			eqds_tx_nacked(t, p, h->flags & EQ_F_LOST);
+			nacked(t, len, h->flags & EQ_F_LOST);
 		} else {
 			eqds_tx_early_note(e, t, (h->flags & EQ_F_LOST) ? EARLY_LOST : EQ_T_NACK,
 					   h->seq_ack, now);
@@ -872,17 +878,10 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 		 * longer than an RTO, a starved agent) be sent twice on one
 		 * pull, and a full queue feed itself: in RTS mode at 16 -> 1
 		 * that kept the switch queue at its 200-packet limit. */
-		uint64_t r = rto(e, t), oldest = EQT_NO_DEADLINE;
-		struct eqt_pkt *p;
-		uint32_t s;
+		uint64_t r = rto(e, t);
 
-		for (p = eqt_infl_first(&t->core.infl, &s); p; p = eqt_infl_next(&t->core.infl, &s))
-			if (p->t_ns < oldest)
-				oldest = p->t_ns;
-		if (oldest == EQT_NO_DEADLINE) {
-			t->core.rto_at = 0;		/* nothing found: send_one re-arms */
-		} else if (oldest + r > now) {
-			t->core.rto_at = oldest + r;	/* ACKs came: not yet */
+		if (!eqt_tx_due(&t->core, e->cfg.rto_ns, now)) {
+			/* ACKs came: the timer moved to the oldest's time */
 		} else if (now - t->last_ctl_ns >= r && now < t->busy_until + r) {
 			/* Quiet, but the receiver said, when it last spoke, that
 			 * it had pulls to grant others for that long (aux: what
@@ -923,19 +922,16 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			bool silent = now - t->last_ctl_ns >= r;
 
 			eqds_tx_lease_close(e, peer, t, now);	/* the resends go first */
-			for (p = eqt_infl_first(&t->core.infl, &s); p; p = eqt_infl_next(&t->core.infl, &s)) {
-				eqt_infl_take(&t->core.infl, s);
-				t->st.rto_fired++;
-				if (silent) {
-					t->credit += p->len;
-					eqt_pkt_put(e->pool, p);
-					t->silent_gap = true;
-				} else {
-					eqt_q_push(&t->core.rtx, p);
-				}
+			t->st.rto_fired += t->core.infl.n;
+			if (silent) {
+				t->credit += (int64_t)t->core.infl.bytes;
+				eqt_infl_drop_all(&t->core.infl, t->core.next_seq, to_pool, e->pool);
+				eqt_rtt_backoff(&t->core.rtt, e->cfg.rto_ns, EQT_TX_RTO_MAX_NS);
+				t->silent_gap = true;
+			} else {
+				eqt_tx_timeout(&t->core, e->cfg.rto_ns, now);
 			}
 			t->rts_due = !silent || tx_backlog_pkts(t);
-			eqt_rtt_backoff(&t->core.rtt, e->cfg.rto_ns, RTO_MAX_NS);
 			/* Silent, the tunnel runs on without credit until the
 			 * receiver speaks again (peer_silent).  Waiting for
 			 * credit let one BDP through per RTO, the RTO doubling:
