@@ -14,6 +14,14 @@ void eqt_rx_fini(struct eqt_rx *r, struct eqt_pool *pool)
 	eqt_reorder_fini(&r->q, pool);
 }
 
+void eqt_rx_new_epoch(struct eqt_rx *r, uint32_t seq, const struct eqt_reorder_io *io,
+		      uint32_t peer, uint64_t now)
+{
+	r->est = true;
+	r->isn = eqt_epoch_of(seq);
+	eqt_reorder_restart(&r->q, io, peer, r->isn, now);
+}
+
 enum eqt_admit eqt_rx_in(struct eqt_rx *r, uint32_t seq, bool syn, uint32_t window,
 			 const struct eqt_reorder_io *io, uint32_t peer, uint64_t now)
 {
@@ -21,9 +29,7 @@ enum eqt_admit eqt_rx_in(struct eqt_rx *r, uint32_t seq, bool syn, uint32_t wind
 
 	switch (v) {
 	case EQT_ADMIT_NEW_EPOCH:
-		r->est = true;
-		r->isn = eqt_epoch_of(seq);
-		eqt_reorder_restart(&r->q, io, peer, r->isn, now);
+		eqt_rx_new_epoch(r, seq, io, peer, now);
 		break;
 	case EQT_ADMIT_NO_STATE:
 		r->st.no_state++;

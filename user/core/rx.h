@@ -36,4 +36,10 @@ void eqt_rx_fini(struct eqt_rx *r, struct eqt_pool *pool);
 enum eqt_admit eqt_rx_in(struct eqt_rx *r, uint32_t seq, bool syn, uint32_t window,
 			 const struct eqt_reorder_io *io, uint32_t peer, uint64_t now);
 
+/* The epoch of seq (a SYN packet's, admitted as EQT_ADMIT_NEW_EPOCH)
+ * starts: what the queue held of the last goes up, gaps and all.  For a
+ * scheme that applies eqt_rx_admit()'s verdicts itself (EQDS: its XDP
+ * delivery is closed first). */
+void eqt_rx_new_epoch(struct eqt_rx *r, uint32_t seq, const struct eqt_reorder_io *io,
+		      uint32_t peer, uint64_t now);
 #endif

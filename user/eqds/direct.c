@@ -46,7 +46,7 @@ void eqds_rx_direct_sync(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uin
 	target = __atomic_load_n(&m->pull_target, __ATOMIC_ACQUIRE);
 	w = order_load(m);
 	if (r->direct_open && (w.parts.flags & EQ_RX_OPEN))
-		r->q.expected = w.parts.next;
+		r->core.q.expected = w.parts.next;
 	r->st.rx_data += pkts - r->seen_pkts;
 	r->st.rx_direct += pkts - r->seen_pkts;
 	eqds_rx_set_owed(e, r, r->owed + (int64_t)(bytes - r->seen_bytes));
@@ -82,7 +82,7 @@ void eqds_rx_direct_close(struct eqds *e, uint32_t peer, struct rx_tunnel *r, ui
 	w.word = __atomic_exchange_n(&e->rxmap[peer].order.word, 0, __ATOMIC_ACQ_REL);
 	r->direct_open = false;
 	/* Its place in order, then what XDP delivered up to the close. */
-	r->q.expected = w.parts.next;
+	r->core.q.expected = w.parts.next;
 	eqds_rx_direct_sync(e, peer, r, now);
 }
 
@@ -90,7 +90,7 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 {
 	union eq_rx_word w = { 0 };
 
-	if (!e->rxmap || r->direct_open || !r->est || r->q.n)
+	if (!e->rxmap || r->direct_open || !r->core.est || r->core.q.n)
 		return;
 	/* Not while packets we delivered are still on their way up (the
 	 * host socket, the internal veth, tc_deliver, the backlog): XDP's
@@ -103,7 +103,7 @@ void eqds_rx_direct_open(struct eqds *e, uint32_t peer, struct rx_tunnel *r)
 		e->rx_open_waits = true;
 		return;
 	}
-	w.parts.next = r->q.expected;
+	w.parts.next = r->core.q.expected;
 	w.parts.flags = EQ_RX_OPEN;
 	/* XDP keeps the highest pull target of what it delivered, and that
 	 * is only ours from now: one left from an earlier tunnel (an agent

@@ -223,7 +223,7 @@ static uint64_t peer_timers(struct eqds *e, uint32_t i, uint64_t now)
 		/* XDP delivered some of its DATA: account for it (direct.c). */
 		if (e->rxmap && __atomic_load_n(&e->rxmap[i].dirty, __ATOMIC_RELAXED))
 			eqds_rx_direct_sync(e, i, r, now);
-		if (!r->q.n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
+		if (!r->core.q.n && !r->in_asl && now > r->last_use_ns + e->cfg.idle_ns)
 			eqds_rx_free(e, i);
 		else {
 			if ((d = eqds_rx_timers(e, i, now)) < next)
@@ -339,8 +339,8 @@ void eqds_peer_stats(const struct eqds *e, uint32_t peer, struct eqds_peer_stats
 	if (r) {
 		st->pull_no = r->pull_no;
 		st->pull_target = r->pull_target;
-		st->rx_expected = r->q.expected;
-		st->reorder_pkts = r->q.n;
+		st->rx_expected = r->core.q.expected;
+		st->reorder_pkts = r->core.q.n;
 		st->rx_data = r->st.rx_data;
 		st->rx_trimmed = r->st.rx_trimmed;
 		eqds_rx_counters(r, st);
@@ -369,7 +369,7 @@ int64_t eqds_credit_sum(const struct eqds *s, uint32_t ps, const struct eqds *r,
 	for (p = eqt_infl_first(&t->core.infl, &q); p; p = eqt_infl_next(&t->core.infl, &q)) {
 		bool seen;
 
-		seen = x && x->est && eqt_reorder_seen(&x->q, q);
+		seen = x && x->core.est && eqt_reorder_seen(&x->core.q, q);
 		if (!seen)
 			sum += p->len;
 	}

@@ -12,6 +12,7 @@
 #include "epoch.h"
 #include "live.h"
 #include "tx.h"
+#include "rx.h"
 
 #define EARLY_SLOTS	8	/* ACKs/NACKs remembered for copies not yet read */
 #define EARLY_LOST	(0x80 | EQ_T_NACK)	/* an early note of a NACK with EQ_F_LOST */
@@ -88,11 +89,10 @@ struct tx_tunnel {
 };
 
 struct rx_tunnel {
-	bool		est;
-	uint32_t	isn;
-	/* The receive order: the next seq in order (q.expected), what waits
+	/* The tunnel's mechanics, the core's (core/rx.h): the epoch, and the
+	 * receive order: the next seq in order (core.q.expected), what waits
 	 * behind a gap, losses found (user/core/reorder.h). */
-	struct eqt_reorder q;
+	struct eqt_rx	core;
 	uint32_t	pull_no, pull_target;
 	int64_t		owed;		/* bytes that arrived and may be pulled again */
 	bool		in_asl;

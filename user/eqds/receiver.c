@@ -16,7 +16,7 @@ static struct rx_tunnel *rx_get(struct eqds *e, uint32_t peer, uint64_t now)
 	if (r)
 		return r;
 	r = calloc(1, sizeof(*r));
-	if (!r || eqt_reorder_init(&r->q, e->cfg.reorder_limit, e->cfg.reorder_ns, e->cfg.loss_ns)) {
+	if (!r || eqt_rx_init(&r->core, e->cfg.reorder_limit, e->cfg.reorder_ns, e->cfg.loss_ns)) {
 		free(r);
 		return NULL;
 	}
@@ -90,12 +90,12 @@ void eqds_rx_asl_update(struct eqds *e, uint32_t peer)
 /* The reorder queue's counters, into the tunnel's. */
 void eqds_rx_counters(const struct rx_tunnel *r, struct eqds_peer_stats *st)
 {
-	st->rx_dup = r->q.dup;
-	st->rx_ooo = r->q.ooo;
-	st->reorder_gaps = r->q.gaps;
-	st->rx_lost = r->q.lost;
-	st->rx_late = r->q.late;
-	st->rx_relost = r->q.relost;
+	st->rx_dup = r->core.q.dup;
+	st->rx_ooo = r->core.q.ooo;
+	st->reorder_gaps = r->core.q.gaps;
+	st->rx_lost = r->core.q.lost;
+	st->rx_late = r->core.q.late;
+	st->rx_relost = r->core.q.relost;
 }
 
 void eqds_rx_free(struct eqds *e, uint32_t peer)
@@ -110,7 +110,7 @@ void eqds_rx_free(struct eqds *e, uint32_t peer)
 	if (r->in_asl)
 		asl_remove(e, peer);
 	eqds_rx_set_owed(e, r, 0);
-	eqt_reorder_fini(&r->q, e->pool);
+	eqt_rx_fini(&r->core, e->pool);
 	free(r);
 	e->rx[peer] = NULL;
 	live_clear(e->rx_live, peer);
@@ -148,9 +148,9 @@ static void say_now(struct eqds *e, uint32_t peer, struct rx_tunnel *r, uint8_t 
 
 	if (what & RX_HELD_PULL) {
 		r->st.pull_pkts++;
-		eqds_rx_send_ctl(e, peer, EQ_T_PULL, flags, r->q.expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_PULL, flags, r->core.q.expected);
 	} else if (what & RX_HELD_ACK) {
-		eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | flags, r->q.expected);
+		eqds_rx_send_ctl(e, peer, EQ_T_ACK, EQ_F_CUM | flags, r->core.q.expected);
 	}
 }
 
@@ -200,7 +200,7 @@ static void send_rst(struct eqds *e, uint32_t peer, uint32_t floor, uint32_t ech
  * tunnel drop what the peer really sends as duplicates. */
 static uint32_t rx_window(const struct eqds *e, const struct rx_tunnel *r)
 {
-	return r->q.lim + 2 * (uint32_t)(rx_bdp_cap(e) / e->cfg.mtu) + ACK_SLACK_SEQS;
+	return r->core.q.lim + 2 * (uint32_t)(rx_bdp_cap(e) / e->cfg.mtu) + ACK_SLACK_SEQS;
 }
 
 /* The reorder queue's callbacks: a packet goes up to the host (the agent
@@ -247,7 +247,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	 * (direct.c).  Opened again below once nothing is held. */
 	if (p)
 		eqds_rx_direct_close(e, peer, r, now);
-	switch (eqt_rx_admit(r->est, r->isn, r->q.expected, rx_window(e, r), seq, syn)) {
+	switch (eqt_rx_admit(r->core.est, r->core.isn, r->core.q.expected, rx_window(e, r), seq, syn)) {
 	case EQT_ADMIT:
 		break;
 	case EQT_REFUSE_BAD_EPOCH:
@@ -256,7 +256,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * where to start (an RST only that peer takes: it echoes its
 		 * seq). */
 		r->st.rx_bad_epoch++;
-		send_rst(e, peer, r->q.expected, seq);
+		send_rst(e, peer, r->core.q.expected, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		eqds_rx_direct_open(e, peer, r);	/* as it was: nothing changed */
@@ -269,14 +269,12 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * the old epoch's, would come back at the next look
 		 * (direct.c) and refuse the new epoch's DATA as out of window. */
 		eqds_rx_direct_close(e, peer, r, now);
-		eqt_reorder_restart(&r->q, &e->rio, peer, eqt_epoch_of(seq), now);
-		r->est = true;
-		r->isn = eqt_epoch_of(seq);
+		eqt_rx_new_epoch(&r->core, seq, &e->rio, peer, now);
 		break;
 	case EQT_REFUSE_OLD_EPOCH:
 		/* An older epoch: tell the sender where we are, so that its
 		 * next epoch starts past it. */
-		send_rst(e, peer, r->q.expected, seq);
+		send_rst(e, peer, r->core.q.expected, seq);
 		if (p)
 			eqt_pkt_put(e->pool, p);
 		return false;
@@ -329,7 +327,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 			 * credit in the limit; pulls it got since are counted
 			 * as on their way: nothing is missed, and a stale RTS
 			 * only asks for less.) */
-			int32_t dif = (int32_t)(h->seq_ack - r->q.expected);
+			int32_t dif = (int32_t)(h->seq_ack - r->core.q.expected);
 
 			want = ((int64_t)(int32_t)(h->aux - r->pull_no) - (dif > 0 ? dif : 0)) *
 			       e->cfg.mtu;
@@ -349,7 +347,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * cumulative ack does.  Not the RTS's seq: that is the sender's
 		 * next, and the ACK would free the packet that gets it should
 		 * that one be sent before the ACK arrives (and trimmed). */
-		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->q.expected - 1);
+		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->core.q.expected - 1);
 		eqds_rx_direct_open(e, peer, r);	/* closed above by a new epoch */
 		return true;
 	}
@@ -357,7 +355,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	 * late; a resend carries EQ_F_RTX): the sender has its credit back
 	 * already, so it brings no pulls (its bytes would count twice), and
 	 * the reorder queue widens its loss window. */
-	if (eqt_reorder_late(&r->q, seq, h->flags & EQ_F_RTX)) {
+	if (eqt_reorder_late(&r->core.q, seq, h->flags & EQ_F_RTX)) {
 		/* Resent already: a late header asks for nothing more. */
 		if (h->type == EQ_T_TRIMMED) {
 			r->st.rx_trimmed++;
@@ -381,14 +379,14 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 	eqds_rx_asl_update(e, peer);
 	if (h->type == EQ_T_TRIMMED) {
 		r->st.rx_trimmed++;
-		eqt_reorder_nacked(&r->q, seq);		/* not to be NACKed as lost too */
+		eqt_reorder_nacked(&r->core.q, seq);		/* not to be NACKed as lost too */
 		eqds_rx_send_ctl(e, peer, EQ_T_NACK, h->flags & EQ_F_SYN, seq);
 		return true;
 	}
 	r->st.rx_data++;
 	eqds_rx_send_ctl(e, peer, EQ_T_ACK, (h->flags & EQ_F_SYN) | (h->ce ? EQ_F_ECE : 0), seq);
 	p->seq = seq;
-	eqt_reorder_in(&r->q, p, &e->rio, peer, now);
+	eqt_reorder_in(&r->core.q, p, &e->rio, peer, now);
 	eqds_rx_direct_open(e, peer, r);
 	return true;
 }
@@ -398,9 +396,9 @@ uint64_t eqds_rx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	struct rx_tunnel *r = e->rx[peer];
 	uint64_t next;
 
-	if (!r || !r->q.n)
+	if (!r || !r->core.q.n)
 		return EQT_NO_DEADLINE;
-	next = eqt_reorder_timers(&r->q, &e->rio, peer, now);
+	next = eqt_reorder_timers(&r->core.q, &e->rio, peer, now);
 	eqds_rx_direct_open(e, peer, r);	/* if that emptied the queue */
 	return next;
 }
