@@ -214,6 +214,9 @@ struct eq_scheme_settings {
 		__u32	base_rtt_ns;	/* smartt.base_rtt_us: 0, the lowest measured */
 		__u32	variant;	/* smartt.variant: 0 smartt (the paper's
 					 * rules), 1 nscc (UEC's) */
+		__u32	reps;		/* smartt.reps: 1 REPS picks each DATA
+					 * packet's path, 0 TC's entropy does */
+		__u32	entropies;	/* smartt.entropies: REPS's set */
 	} smartt;
 };
 

@@ -134,6 +134,8 @@ enum eq_opt_kind {
 	EQ_OPT_AUTH	= 6,	/* a keyed MAC of the header and the outer
 				 * addresses, the header's last option:
 				 * struct eq_opt_auth (auth.h) */
+	EQ_OPT_PATH	= 7,	/* REPS: u16 the path_id (entropy) of the DATA
+				 * packet an ACK or NACK answers */
 };
 
 /* The segment option: what numbers the segments of a TCP GSO packet over
@@ -156,6 +158,7 @@ struct eq_opt_seg {
 #define EQ_OPT_CREDIT_LEN	6	/* kind, len, u32 bytes */
 #define EQ_OPT_SRC_LEN		10	/* kind, len, u32 queue bytes, u32 Mb/s */
 #define EQ_OPT_QID_LEN		4	/* kind, len, u16 queue id */
+#define EQ_OPT_PATH_LEN		4	/* kind, len, u16 path_id echoed */
 
 /* Shared with BPF programs, which cannot call out of these. */
 #define EQ_WIRE_INLINE		static inline __attribute__((always_inline))
@@ -174,10 +177,13 @@ EQ_WIRE_INLINE __u32 eq_opts_room(__u32 opts)
 		n += EQ_OPT_SRC_LEN;
 	if (opts & (1u << EQ_OPT_QID))
 		n += EQ_OPT_QID_LEN;
+	if (opts & (1u << EQ_OPT_PATH))
+		n += EQ_OPT_PATH_LEN;
 	return (n + 3) & ~3u;
 }
 /* The most option room a peer's scheme may ask of TC on every DATA packet
- * (eq_peer.opt_words * 4): all four options. */
+ * (eq_peer.opt_words * 4): all four options DATA may carry (PATH is a
+ * control packet's, which the agent builds). */
 #define EQ_PEER_OPT_MAX		32
 #define EQ_OPT_SCAN		16	/* option entries (a pad byte is one) a walk looks at */
 

@@ -54,6 +54,8 @@ static void same_opts(const struct eqt_hdr *got, const struct eqt_hdr *h)
 		need(got->src_qbytes == h->src_qbytes && got->src_mbps == h->src_mbps);
 	if (h->opts & EQT_OPT(EQ_OPT_QID))
 		need(got->qid == h->qid);
+	if (h->opts & EQT_OPT(EQ_OPT_PATH))
+		need(got->path_echo == h->path_echo);
 }
 
 /* A control frame built from h back to its sender parses to h's fields. */
@@ -194,7 +196,7 @@ static uint32_t recipe(uint8_t *buf, struct input *in)
 	struct eqf_route r = { .eth_dst = { 2, 0, 0, 0, 0, 2 }, .eth_src = { 2, 0, 0, 0, 0, 1 },
 			       .v6 = v6, .port = PORT, .node_id = 7 };
 	struct eqt_hdr h = { .type = (uint8_t)(EQ_T_PULL + in8(in) % 5), .flags = in8(in) };
-	uint32_t len, cut;
+	uint32_t len, cut, q;
 
 	if (v6) {
 		inet_pton(AF_INET6, "fd00::1", r.src.a);
@@ -210,13 +212,15 @@ static uint32_t recipe(uint8_t *buf, struct input *in)
 	h.aux = in32(in);
 	/* Options, each with its values. */
 	h.opts = in8(in) & (EQT_OPT(EQ_OPT_TSTAMP) | EQT_OPT(EQ_OPT_CREDIT) | EQT_OPT(EQ_OPT_SRC) |
-			    EQT_OPT(EQ_OPT_QID));
+			    EQT_OPT(EQ_OPT_QID) | EQT_OPT(EQ_OPT_PATH));
 	h.ts = in32(in);
 	h.ts_echo = in32(in);
 	h.credit = in32(in);
 	h.src_qbytes = in32(in);
 	h.src_mbps = in32(in);
-	h.qid = (uint16_t)in32(in);
+	q = in32(in);
+	h.qid = (uint16_t)q;
+	h.path_echo = (uint16_t)(q >> 16);
 	len = eqf_build_ctl(buf, FRAME_MAX, &r, &h, (uint16_t)in32(in), 0);
 	need(len > 0);
 	if (kind & 2)

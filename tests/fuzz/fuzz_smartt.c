@@ -260,6 +260,8 @@ static void setup(uint8_t how)
 	smartt_nscc_settings_default(&c.nscc_rules);
 	c.nscc_rules.trimming = c.rules.trimming;
 	c.nscc = how & 16;
+	/* how & 32: REPS over 16 paths (smartt.reps, smartt.entropies) */
+	c.entropies = how & 32 ? 16 : 0;
 	now = 1000000;
 	memset(arr_state, 0, nserial < SERIALS ? nserial : SERIALS);
 	nserial = 0;

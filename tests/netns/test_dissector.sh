@@ -90,6 +90,8 @@ NMAL=${#frames[@]}	# the malformed ones end here; valid ones again after
 frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 2 0 8 0 9 0x42 1023 17 0 060c03000011223344556677)")")
 # 18: a cumulative ACK the receiver held for its ACK delay (CUM|HELD: 0x50).
 frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 3 0x50 5 0 9 0x42 2048 18 0)")")
+# 19: SMaRTT's ACK of seq 4096 that came by path 300 (the PATH option).
+frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 3 0 6 0 9 0x42 4096 4090 0 0704012c)")")
 NFRAMES=${#frames[@]}
 
 # --- the pcap (big-endian: magic a1b2c3d4, Ethernet) ----------------------
@@ -129,7 +131,7 @@ FIELDS=(frame.number frame.protocols edgeq.version edgeq.type edgeq.flags edgeq.
 	udp.dstport icmp.type edgeq.opt.kind edgeq.opt.len edgeq.opt.tstamp.tx
 	edgeq.opt.tstamp.echo edgeq.opt.credit edgeq.opt.qid edgeq.opt.src.queue_bytes
 	edgeq.opt.src.rate_mbps edgeq.opt.seg.size edgeq.opt.seg.tcp_seq0 edgeq.opt.auth.key_id
-	edgeq.opt.auth.tag)
+	edgeq.opt.auth.tag edgeq.opt.path)
 args=()
 for f in "${FIELDS[@]}"; do args+=(-e "$f"); done
 "${TS[@]}" -r "$PCAP" -T fields -E separator='|' -E occurrence=a -E aggregator=, "${args[@]}" \
@@ -197,6 +199,9 @@ expect 17 "PULL with the AUTH option" \
 expect 18 "cumulative ACK, held (0x10 is HELD on control packets, not RTX)" \
 	edgeq.type=3 edgeq.flags=0x50 edgeq.flags.held=1 edgeq.flags.rtx= edgeq.ack=2048 \
 	edgeq.pull_no=18
+expect 19 "ACK with the PATH option (REPS's echo)" \
+	edgeq.type=3 edgeq.hdr_len=6 edgeq.ack=4096 edgeq.opt.kind=7 edgeq.opt.len=4 \
+	edgeq.opt.path=300
 
 # Expert errors: exactly the malformed frames, by either filter.
 errs() { "${TS[@]}" -r "$PCAP" -Y "$1" -T fields -e frame.number 2>/dev/null | tr '\n' ' '; }

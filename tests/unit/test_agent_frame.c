@@ -363,6 +363,56 @@ static void test_ctl_options_roundtrip(void **state)
 	assert_int_equal(ci.hdr.opts, EQT_OPT(EQ_OPT_CREDIT));
 	assert_int_equal(ci.hdr.credit, 9000);
 	assert_int_equal(eqf_build_ctl(buf, m - 1, &r, &h, 1, 0), 0);	/* too small: nothing */
+	/* REPS's echo: PATH beside the others, the five padded to 36. */
+	h.opts = EQT_OPT(EQ_OPT_TSTAMP) | EQT_OPT(EQ_OPT_CREDIT) | EQT_OPT(EQ_OPT_SRC) |
+		 EQT_OPT(EQ_OPT_QID) | EQT_OPT(EQ_OPT_PATH);
+	h.path_echo = 0x2abc;
+	assert_int_equal(eqf_opts_len(&h), 36);
+	m = eqf_build_ctl(buf, sizeof(buf), &r, &h, 1, 0);
+	assert_int_equal(eqf_parse(buf, m, PORT, &ci), 0);
+	assert_int_equal(ci.hdr.opts, h.opts);
+	assert_int_equal(ci.hdr.path_echo, 0x2abc);
+	assert_int_equal(ci.hdr.qid, 0xbeef);
+	assert_int_equal(ci.hdr.path_id, 1);		/* the ACK's own path */
+}
+
+/* REPS: a DATA frame's path is the scheme's when it says so: the header's
+ * path_id, the outer UDP source port and an IPv6 flow label (its traffic
+ * class kept); otherwise TC's entropy stays. */
+static void test_stamp_path(void **state)
+{
+	uint8_t f[2048];
+	uint32_t n = mk_frame(f, 100, 0, 0);
+	struct eqf_info fi, back;
+	struct eqt_hdr h = { .type = EQ_T_DATA, .seq_ack = 1, .aux = n, .path_id = 0x1a5 };
+
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	eqf_stamp_data(f, &fi, &h, 0);		/* not path_set: TC's stays */
+	assert_int_equal(f[34] << 8 | f[35], 0xc007);
+	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+	assert_int_equal(back.hdr.path_id, 0);
+	h.path_set = true;
+	eqf_stamp_data(f, &fi, &h, 0);
+	assert_int_equal(f[34] << 8 | f[35], EQ_SPORT_BASE | 0x1a5);
+	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+	assert_int_equal(back.hdr.path_id, 0x1a5);
+	assert_int_equal(eq_ipv4_hdr_csum(f + 14), 0);
+	h.path_id = 0xffff;			/* only the 14 bits a port has */
+	eqf_stamp_data(f, &fi, &h, 0);
+	assert_int_equal(f[34] << 8 | f[35], EQ_SPORT_BASE | EQ_SPORT_MASK);
+
+	n = mk_seg_frame(f, 5000, false);
+	f[14] = 0x6a; f[15] = 0xbf; f[16] = 0xff;	/* traffic class 0xab, label 0xfffff */
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	h.path_id = 0x3001;
+	eqf_stamp_data(f, &fi, &h, 0);
+	assert_int_equal(f[14], 0x6a);
+	assert_int_equal(f[15], 0xb0);		/* the class's low half, label 0x03001 */
+	assert_int_equal(f[16], 0x30);
+	assert_int_equal(f[17], 0x01);
+	assert_int_equal(f[54] << 8 | f[55], EQ_SPORT_BASE | 0x3001);
+	assert_int_equal(eqf_parse(f, n, PORT, &back), 0);
+	assert_int_equal(back.hdr.path_id, 0x3001);
 }
 
 /* What a receiver makes of options it does not know, or that lie: an
@@ -592,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_ctl_options_roundtrip),
 		cmocka_unit_test(test_parse_options_that_lie),
 		cmocka_unit_test(test_stamp_options),
+		cmocka_unit_test(test_stamp_path),
 		cmocka_unit_test(test_auth_ctl),
 		cmocka_unit_test(test_auth_data),
 	};

@@ -29,7 +29,8 @@
 #define UNKNOWN_TAIL " (local, node_id, peer, scheme, port, mtu, link_rate, link_framing, entropy, max_peers, " \
 	"max_prefixes, on_agent_down, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, rx_poll_us, fast_path, direct_rx, hold_tcp, " \
-	"eqds.mode, eqds.asl, smartt.variant, smartt.trimming, smartt.target_rtt, smartt.max_window, smartt.base_rtt_us)"
+	"eqds.mode, eqds.asl, smartt.variant, smartt.trimming, smartt.target_rtt, smartt.max_window, smartt.base_rtt_us, " \
+	"smartt.reps, smartt.entropies)"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)

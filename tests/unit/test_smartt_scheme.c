@@ -50,6 +50,11 @@ static struct sim {
 	bool		drop_tail;
 	double		data_loss;
 	uint32_t	got[MAXS], dups[MAXS], ooo[MAXS];
+	/* REPS: entropies in use (0: off, every DATA keeps TC's path), the
+	 * path each seq last went by, and paths that lose everything sent
+	 * on them (path % dead_mod == 1; 0: none). */
+	uint32_t	entropies, dead_mod, sends, dead_sends, nfirst;
+	uint16_t	seq_path[4096], first[16];
 	uint8_t		seen[MAXS][NPKT];
 	uint64_t	done_at[MAXS];
 } S;
@@ -87,6 +92,18 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 	(void)peer;
 	assert_true(h->ect);	/* the fabric is to mark it, not drop it */
 	memcpy(&e.id, p->data, 4);
+	assert_int_equal(h->path_set, S.entropies != 0);
+	if (h->path_set) {
+		assert_true(h->path_id < S.entropies);
+		S.seq_path[h->seq_ack & 4095] = h->path_id;
+		if (S.nfirst < 16)
+			S.first[S.nfirst++] = h->path_id;
+		S.sends++;
+		if (S.dead_mod && h->path_id % S.dead_mod == 1) {
+			S.dead_sends++;
+			return;		/* a black hole */
+		}
+	}
 	if (S.data_loss > 0 && rnd32() % 10000 < S.data_loss * 10000) {
 		S.data_lost++;
 		return;
@@ -134,6 +151,12 @@ static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	(void)ctx;
+	/* An ACK, or a trimmed header's NACK, echoes its DATA's path. */
+	if (h->type == EQ_T_ACK || (h->type == EQ_T_NACK && !(h->flags & EQ_F_LOST))) {
+		assert_true(h->opts & EQT_OPT(EQ_OPT_PATH));
+		if (S.entropies)
+			assert_int_equal(h->path_echo, S.seq_path[h->seq_ack & 4095]);
+	}
 	push((struct ev){ .t = S.now + 2 * PROP, .to = (int)peer, .from = MAXS, .h = *h });
 }
 
@@ -352,6 +375,39 @@ static void test_one_sender_fills_the_link(void **state)
 	assert_true(S.done_at[0] / 1e9 < ideal * 1.10);
 	assert_int_equal(S.trims, 0);
 	assert_true(own.base_rtt_ns > 2 * PROP && own.base_rtt_ns < 20 * PROP);
+	teardown_sim();
+}
+
+/* REPS (reps.h) on the scheme's DATA: exploration over the first BDP in
+ * turn, every ACK echoing its packet's path, and two black-holed paths of
+ * eight left: oblivious spraying would send a quarter of the packets into
+ * them. */
+static void test_reps_leaves_dead_paths(void **state)
+{
+	struct smartt_cfg c = cfg(true, 200000);
+	struct smartt_published own;
+
+	(void)state;
+	rng_state = 3;
+	c.entropies = 8;
+	setup_with(1, &c);
+	S.entropies = 8;
+	S.dead_mod = 4;			/* paths 1 and 5 */
+	offer_all();
+	run(4000000000ULL, 0);
+	expect_complete(true);
+	peer_state(S.s[0], 0, NULL, &own);
+	printf("# REPS: %u of %u DATA sent into the 2 dead paths of 8, %llu repaths, "
+	       "%llu explorations, done at %.2f ms\n", S.dead_sends, S.sends,
+	       (unsigned long long)own.repaths, (unsigned long long)own.explores,
+	       S.done_at[0] / 1e6);
+	/* The first BDP (50 us at 1 Gbit/s before any sample: 4 packets)
+	 * explores 0, 1, 2, 3. */
+	for (uint16_t i = 0; i < 4; i++)
+		assert_int_equal(S.first[i], i);
+	assert_true(S.dead_sends * 20 < S.sends);
+	assert_true(own.repaths > 0);
+	assert_int_equal(own.explores, 1);
 	teardown_sim();
 }
 
@@ -574,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_nscc_one_sender),
 		cmocka_unit_test(test_nscc_incast),
 		cmocka_unit_test(test_nscc_losses_without_trimming),
+		cmocka_unit_test(test_reps_leaves_dead_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

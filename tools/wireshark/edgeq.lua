@@ -44,12 +44,14 @@ local flag_names = { { F_SYN, "SYN" }, { F_TRIMMED, "TRIMMED" }, { F_CSN, "CSN" 
 
 local proto_names = { [0] = "none", [EQ_PROTO_IPV4] = "IPv4", [EQ_PROTO_IPV6] = "IPv6" }
 
-local OPT_PAD, OPT_TSTAMP, OPT_CREDIT, OPT_SRC, OPT_QID, OPT_SEG, OPT_AUTH = 0, 1, 2, 3, 4, 5, 6
+local OPT_PAD, OPT_TSTAMP, OPT_CREDIT, OPT_SRC, OPT_QID, OPT_SEG, OPT_AUTH, OPT_PATH =
+	0, 1, 2, 3, 4, 5, 6, 7
 local opt_names = { [OPT_PAD] = "PAD", [OPT_TSTAMP] = "TSTAMP", [OPT_CREDIT] = "CREDIT",
-		    [OPT_SRC] = "SRC", [OPT_QID] = "QID", [OPT_SEG] = "SEG", [OPT_AUTH] = "AUTH" }
+		    [OPT_SRC] = "SRC", [OPT_QID] = "QID", [OPT_SEG] = "SEG", [OPT_AUTH] = "AUTH",
+		    [OPT_PATH] = "PATH" }
 -- Whole-option length (kind + len + value) each known kind needs.
 local opt_len = { [OPT_TSTAMP] = 10, [OPT_CREDIT] = 6, [OPT_SRC] = 10, [OPT_QID] = 4,
-		  [OPT_SEG] = 8, [OPT_AUTH] = 12 }
+		  [OPT_SEG] = 8, [OPT_AUTH] = 12, [OPT_PATH] = 4 }
 local EQ_SEG_MAX = 1024	-- segments one SEG option may number (wire.h)
 
 local edgeq = Proto("edgeq", "edgeq tunnel")
@@ -107,6 +109,7 @@ local pf = {
 	opt_qbytes  = ProtoField.uint32("edgeq.opt.src.queue_bytes", "Queue (bytes)", base.DEC),
 	opt_rate    = ProtoField.uint32("edgeq.opt.src.rate_mbps", "Link rate (Mb/s)", base.DEC),
 	opt_qid     = ProtoField.uint16("edgeq.opt.qid", "Upstream queue id", base.DEC),
+	opt_path    = ProtoField.uint16("edgeq.opt.path", "Path echoed (the DATA's path_id)", base.DEC),
 	opt_seg_mss = ProtoField.uint16("edgeq.opt.seg.size", "Segment size (inner TCP payload)", base.DEC),
 	opt_seg_seq = ProtoField.uint32("edgeq.opt.seg.tcp_seq0", "Inner TCP seq of segment 0", base.DEC),
 	opt_key_id  = ProtoField.uint8("edgeq.opt.auth.key_id", "Key id", base.DEC),
@@ -308,6 +311,8 @@ local function dissect_options(tvb, tree, first, stop)
 				item:add(pf.opt_qbytes, tvb(v, 4)); item:add(pf.opt_rate, tvb(v + 4, 4))
 			elseif kind == OPT_QID then
 				item:add(pf.opt_qid, tvb(v, 2))
+			elseif kind == OPT_PATH then
+				item:add(pf.opt_path, tvb(v, 2))
 			elseif kind == OPT_SEG then
 				item:add(pf.opt_seg_mss, tvb(v, 2)); item:add(pf.opt_seg_seq, tvb(v + 2, 4))
 			elseif kind == OPT_AUTH then

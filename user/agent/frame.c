@@ -73,6 +73,12 @@ static void parse_opts(const uint8_t *o, const uint8_t *lim, struct eqt_hdr *h)
 				h->opts |= EQT_OPT(EQ_OPT_QID);
 			}
 			break;
+		case EQ_OPT_PATH:
+			if (o[1] >= EQ_OPT_PATH_LEN) {
+				h->path_echo = (uint16_t)(o[2] << 8 | o[3]);
+				h->opts |= EQT_OPT(EQ_OPT_PATH);
+			}
+			break;
 		}
 		o += o[1];
 	}
@@ -115,6 +121,13 @@ static void write_opts(uint8_t *o, uint32_t room, const struct eqt_hdr *h)
 		p[1] = EQ_OPT_QID_LEN;
 		p[2] = h->qid >> 8;
 		p[3] = (uint8_t)h->qid;
+		p += EQ_OPT_QID_LEN;
+	}
+	if (h->opts & EQT_OPT(EQ_OPT_PATH)) {
+		p[0] = EQ_OPT_PATH;
+		p[1] = EQ_OPT_PATH_LEN;
+		p[2] = h->path_echo >> 8;
+		p[3] = (uint8_t)h->path_echo;
 	}
 }
 
@@ -230,6 +243,22 @@ static void write_eq(struct eq_hdr *eq, const struct eqt_hdr *h)
 	eq->data.frame_len = htonl(h->aux);
 }
 
+/* The scheme's path for a DATA packet (REPS): the outer UDP source port
+ * the fabric's ECMP hashes, and an IPv6 underlay's flow label, as TC
+ * writes its own entropy (tc_egress.bpf.c).  The outer UDP checksum is
+ * 0, as TC leaves it: nothing to fix. */
+static void stamp_path(uint8_t *f, const struct eqf_info *fi, uint16_t path)
+{
+	uint16_t sport = htons(EQ_SPORT_BASE | path);
+
+	memcpy(f + fi->eq_off - sizeof(struct udphdr), &sport, sizeof(sport));
+	if (fi->v6) {
+		f[fi->l3_off + 1] &= 0xf0;	/* the traffic class's low half stays */
+		f[fi->l3_off + 2] = path >> 8;
+		f[fi->l3_off + 3] = (uint8_t)path;
+	}
+}
+
 int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h, uint32_t keep)
 {
 	uint32_t room, need = eqf_opts_len(h) + keep;
@@ -238,7 +267,11 @@ int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *
 
 	memcpy(&eq, f + fi->eq_off, sizeof(eq));
 	write_eq(&eq, h);
+	if (h->path_set)
+		eq.path_id = htons(h->path_id & EQ_SPORT_MASK);
 	memcpy(f + fi->eq_off, &eq, sizeof(eq));
+	if (h->path_set)
+		stamp_path(f, fi, h->path_id & EQ_SPORT_MASK);
 	room = eq.hdr_len * 4u - EQ_HDR_LEN;
 	if (need > room)
 		rc = -ENOSPC;

@@ -49,7 +49,9 @@ int eqf_parse(const uint8_t *f, uint32_t len, uint16_t port, struct eqf_info *fi
  * options did not fit the room TC left (a peer's scheme says how much:
  * eq_peer.opt_words): the frame goes without them.  fi from eqf_parse of
  * the same frame.  `keep`: bytes at the room's end left for the AUTH
- * option (EQ_OPT_AUTH_LEN when the frame is to be signed, else 0). */
+ * option (EQ_OPT_AUTH_LEN when the frame is to be signed, else 0).  With
+ * h->path_set, the scheme's path_id replaces TC's entropy: in the header,
+ * the outer UDP source port and an IPv6 flow label. */
 int eqf_stamp_data(uint8_t *f, const struct eqf_info *fi, const struct eqt_hdr *h, uint32_t keep);
 
 /* The bytes h's options take on the wire, padded to whole words. */

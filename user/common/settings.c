@@ -85,6 +85,8 @@ static const struct eq_setting smartt_settings[] = {
 	UINT("smartt.max_window", 50, 1000, "percent of a BDP", 1, 125, schemes.smartt.max_wnd_pct),
 	UINT_RULE("smartt.base_rtt_us", 1, 1000000, "microseconds", US, "the lowest measured",
 		  schemes.smartt.base_rtt_ns),
+	WORDS("smartt.reps", NULL, on_off, 1, schemes.smartt.reps),
+	UINT("smartt.entropies", 1, 4096, "entropies", 1, 256, schemes.smartt.entropies),
 };
 
 /* EQDS carries everything in the fixed header: no options. */

@@ -10,6 +10,7 @@
 #ifndef EDGEQ_EQT_HDR_H
 #define EDGEQ_EQT_HDR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A parsed edgeq header, host byte order (wire.h has the layout).  For
@@ -40,6 +41,10 @@ struct eqt_hdr {
 	uint32_t	src_qbytes;	/* SRC: a switch's queue, bytes */
 	uint32_t	src_mbps;	/* ... its link rate, Mb/s */
 	uint16_t	qid;		/* QID: upstream queue id */
+	uint16_t	path_echo;	/* PATH: the path_id of the DATA answered */
+	bool		path_set;	/* DATA to send: path_id is the scheme's
+					 * (REPS), not TC's entropy: the outer UDP
+					 * source port and IPv6 flow label follow */
 };
 
 #define EQT_OPT(kind)	(1u << (kind))

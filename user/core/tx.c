@@ -33,15 +33,9 @@ struct eqt_q *eqt_tx_head(struct eqt_tx *t, uint32_t cls)
 	return cls < EQT_NCLS && t->q[cls].head ? &t->q[cls] : NULL;
 }
 
-/* A seq this epoch numbered. */
-static bool in_epoch(const struct eqt_tx *t, uint32_t seq)
-{
-	return t->open && seq - t->isn < t->next_seq - t->isn;
-}
-
 static bool numbered_anew(const struct eqt_tx *t, const struct eqt_pkt *p)
 {
-	return !p->tx_count || !in_epoch(t, p->seq);
+	return !p->tx_count || !eqt_tx_in_epoch(t, p->seq);
 }
 
 bool eqt_tx_syn_room(const struct eqt_tx *t, const struct eqt_q *q)
@@ -272,7 +266,7 @@ bool eqt_tx_reset(struct eqt_tx *t, uint32_t floor)
 	 * behind later ones would reach the host out of order); resends of
 	 * an epoch before (numbered afresh already) go first. */
 	while ((p = eqt_q_pop(&t->rtx))) {
-		if (p->tx_count && in_epoch(t, p->seq) && !eqt_infl_get(&t->infl, p->seq)) {
+		if (p->tx_count && eqt_tx_in_epoch(t, p->seq) && !eqt_infl_get(&t->infl, p->seq)) {
 			old = eqt_infl_put(&t->infl, p);
 			if (!old)
 				continue;

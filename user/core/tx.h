@@ -7,8 +7,8 @@
  * sent when (credit, a window) and what feedback does to that is the
  * scheme's: every call here says what it took out or moved, in bytes, for
  * the scheme to count.  A window scheme (SMaRTT) is built on this as it
- * is; EQDS keeps its own sender for now (its lease and pulls interleave with
- * every step).  Pure C, injected clock.
+ * is; EQDS calls it between the steps of its own (its lease and TC's fast
+ * sends, the silent receiver, credit from pulls).  Pure C, injected clock.
  */
 #ifndef EDGEQ_CORE_TX_H
 #define EDGEQ_CORE_TX_H
@@ -70,6 +70,14 @@ void eqt_tx_fini(struct eqt_tx *t, struct eqt_pool *pool);
 static inline uint64_t eqt_tx_backlog(const struct eqt_tx *t)
 {
 	return t->q[0].bytes + t->q[1].bytes + t->rtx.bytes;
+}
+
+/* A seq this epoch numbered.  Not "not before its ISN": an epoch that
+ * starts from the receiver's floor after an RST lies before the seqs of
+ * the one the receiver refused. */
+static inline bool eqt_tx_in_epoch(const struct eqt_tx *t, uint32_t seq)
+{
+	return t->open && seq - t->isn < t->next_seq - t->isn;
 }
 
 /* The queue whose head goes next in class `cls` (resends first, in any

@@ -290,7 +290,10 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 
 	/* Sent in a tunnel that has ended since (reset, flushed, freed): the
 	 * receiver will not take it into the new one, so it goes again as
-	 * new data. */
+	 * new data.  "Before the ISN" and not eqt_tx_in_epoch(): an epoch
+	 * that starts from the receiver's floor can lie before the last, but
+	 * that jump back follows only an epoch the receiver never answered,
+	 * and no lease opens before an answer, so it has no copies. */
 	if (!t || tx_state(t) == EQDS_TX_CLOSED || before(seq, t->core.isn)) {
 		int rc = eqds_tx_local(e, peer, p, now);
 

@@ -421,17 +421,6 @@ static void told(struct tx_tunnel *t, uint32_t target)
 		t->told_target = target;
 }
 
-/* A seq this epoch numbered.  Not "not before its ISN": an epoch that
- * starts from the receiver's floor after a restart (new_epoch()) lies
- * before the seqs of the one the receiver refused.  (fastpath.c still
- * takes "before the ISN" for an older epoch's copies and probes: that
- * jump back follows only an epoch the receiver never answered, and no
- * lease opens before an answer, so it has no copies.) */
-static bool tx_in_epoch(const struct tx_tunnel *t, uint32_t seq)
-{
-	return seq - t->core.isn < t->core.next_seq - t->core.isn;
-}
-
 /* q's head goes on the wire, on the tunnel's credit: the core numbers it
  * (a resend of this epoch keeps its seq), holds it in flight and arms the
  * RTO; the pull target is EQDS's. */
@@ -496,7 +485,7 @@ static uint32_t rts_next_seq(const struct eqds *e, uint32_t peer, const struct t
 	if (tx_state(t) != EQDS_TX_ESTABLISHED)
 		return seq;		/* a SYN's seq says where the epoch starts */
 	for (const struct eqt_pkt *p = t->core.rtx.head; p; p = p->next)
-		if (p->tx_count && tx_in_epoch(t, p->seq))
+		if (p->tx_count && eqt_tx_in_epoch(&t->core, p->seq))
 			seq--;
 	return seq;
 }

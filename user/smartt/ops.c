@@ -48,6 +48,7 @@ static void cfg_from(const struct eq_config *c, struct smartt_cfg *m)
 	m->nscc = c->schemes.smartt.variant == 1;
 	smartt_nscc_settings_default(&m->nscc_rules);
 	m->nscc_rules.trimming = m->rules.trimming;
+	m->entropies = c->schemes.smartt.reps ? c->schemes.smartt.entropies : 0;
 }
 
 static void *create(const struct eqt_env *env, char *err, size_t len)

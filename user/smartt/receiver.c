@@ -51,6 +51,17 @@ static void say(struct smartt *s, uint32_t peer, uint8_t type, uint8_t flags, ui
 	s->io.send_ctl(s->io.ctx, peer, &h);
 }
 
+/* An ACK or NACK of a packet that came: with the path it came by (the
+ * PATH option), for the sender's REPS. */
+static void answer(struct smartt *s, uint32_t peer, uint8_t type, uint8_t flags,
+		   const struct eqt_hdr *data, uint32_t cum)
+{
+	struct eqt_hdr h = { .type = type, .flags = flags, .seq_ack = data->seq_ack, .pull = cum,
+			     .opts = EQT_OPT(EQ_OPT_PATH), .path_echo = data->path_id };
+
+	s->io.send_ctl(s->io.ctx, peer, &h);
+}
+
 bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, struct eqt_pkt *p,
 		   uint64_t now)
 {
@@ -86,7 +97,7 @@ bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, str
 	if (!p) {	/* a trimmed header: the sender sends it again */
 		r->c.st.trimmed++;
 		eqt_reorder_nacked(&r->c.q, seq);
-		say(s, peer, EQ_T_NACK, ece, seq, r->c.q.expected);
+		answer(s, peer, EQ_T_NACK, ece, h, r->c.q.expected);
 		return true;
 	}
 	r->c.st.data++;
@@ -97,7 +108,7 @@ bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, str
 	 * window (reorder.h); SMaRTT's window already took the loss. */
 	eqt_reorder_late(&r->c.q, seq, h->flags & EQ_F_RTX);
 	eqt_reorder_in(&r->c.q, p, &s->rio, peer, now);
-	say(s, peer, EQ_T_ACK, ece, seq, r->c.q.expected);
+	answer(s, peer, EQ_T_ACK, ece, h, r->c.q.expected);
 	return true;
 drop:
 	if (p)

@@ -42,7 +42,8 @@ struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
 	if (!cfg->npeers || !cfg->mtu || !cfg->link_bps || !cfg->reorder_limit ||
 	    !cfg->edge_limit || !cfg->rto_ns ||
 	    smartt_params_set(&p, &cfg->rules, cfg->mtu, 1000, 1000) ||
-	    smartt_nscc_params_set(&np, &cfg->nscc_rules, cfg->mtu, 1000, 1000)) {
+	    smartt_nscc_params_set(&np, &cfg->nscc_rules, cfg->mtu, 1000, 1000) ||
+	    cfg->entropies > SMARTT_REPS_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}

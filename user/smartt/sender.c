@@ -46,6 +46,7 @@ static void params_for(struct smartt *s, struct smt_tx *t, uint64_t brtt_ns, boo
 			t->n.cwnd = t->np.min_q;
 		return;
 	}
+	t->reps.explore_bytes = bdp;	/* REPS explores over a BDP */
 	if (first && smartt_cwnd(&t->w) < t->p.bdp)
 		smartt_win_init(&t->w, &t->p);
 	if (t->w.cwnd > t->p.max_q)
@@ -73,6 +74,9 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 		return NULL;
 	}
 	t->c.used = s->last_seq[peer] != 0;
+	/* The entropy count was checked at create: cannot fail. */
+	if (s->cfg.entropies)
+		smartt_reps_init(&t->reps, s->cfg.entropies, bdp_of(s, brtt));
 	params_for(s, t, brtt, false, now);
 	smartt_win_init(&t->w, &t->p);
 	smartt_nscc_init(&t->n, &t->np, now);
@@ -167,6 +171,12 @@ static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, u
 		return;		/* a repeat, or of a packet NACKed meanwhile */
 	if (h->flags & EQ_F_ECE)
 		t->pub.acks_ce++;
+	if (s->cfg.entropies && (h->opts & EQT_OPT(EQ_OPT_PATH))) {
+		/* A clean path is reused; a marked one is left. */
+		if ((h->flags & EQ_F_ECE) || h->path_echo >= t->reps.n)
+			t->pub.repaths++;
+		smartt_reps_on_ack(&t->reps, h->path_echo, h->flags & EQ_F_ECE);
+	}
 	if (!s->cfg.base_rtt_ns && t->c.min_rtt_ns && (first || t->c.min_rtt_ns < t->brtt_ns))
 		params_for(s, t, t->c.min_rtt_ns, first, now);
 	/* No sample (a resend's ACK, Karn): the smoothed RTT stands in, so
@@ -191,6 +201,13 @@ static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, bool rto, u
 		.rtt_ns = t->c.rtt.srtt_ns ? t->c.rtt.srtt_ns : t->brtt_ns,
 		.unacked = t->c.infl.bytes,
 	};
+
+	/* The path that lost it is left (REPS): a dead one returns no ACK,
+	 * and only this moves the cache off it. */
+	if (s->cfg.entropies && t->reps.have_cached) {
+		smartt_reps_on_loss(&t->reps);
+		t->pub.repaths++;
+	}
 
 	if (!s->cfg.nscc) {
 		count_rule(t, smartt_on_loss(&t->w, &t->p, &fb, now));
@@ -283,6 +300,21 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 	return n;
 }
 
+/* REPS picks the packet's path (reps.h): the frame layer writes it into
+ * the outer UDP source port the fabric hashes.  A new epoch explores
+ * again: its receiver's state, and maybe the fabric, are new. */
+static void reps_stamp(struct smt_tx *t, const struct eqt_pkt *p, struct eqt_hdr *h)
+{
+	if (!t->reps_began || t->reps_isn != t->c.isn) {
+		smartt_reps_restart(&t->reps);
+		t->reps_isn = t->c.isn;
+		t->reps_began = true;
+		t->pub.explores++;
+	}
+	h->path_id = (uint16_t)smartt_reps_on_send(&t->reps, p->len);
+	h->path_set = true;
+}
+
 static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
 {
 	struct smartt *s = ctx;
@@ -293,6 +325,8 @@ static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
 	if (!p)
 		return;
 	h.ect = 1;	/* the fabric marks, the window reacts */
+	if (s->cfg.entropies)
+		reps_stamp(t, p, &h);
 	t->last_use_ns = now;
 	s->io.send_data(s->io.ctx, peer, p, &h);
 }

@@ -28,6 +28,8 @@ struct smartt_cfg {
 	uint64_t	idle_ns;		/* tunnels idle this long are freed */
 	struct smartt_settings rules;
 	bool		nscc;			/* UEC's NSCC rules instead (nscc.h) */
+	uint32_t	entropies;		/* REPS's set (reps.h); 0: REPS off,
+						 * each packet keeps TC's entropy */
 	struct smartt_nscc_settings nscc_rules;
 };
 
@@ -38,6 +40,9 @@ struct smartt_published {
 	uint64_t	acks_ce;	/* ACKs echoing a CE mark */
 	uint64_t	decreases, increases, quick_adapts, fast_increases, waits;
 	uint64_t	ecn_sent;	/* ACKs sent with a CE echo (receiver) */
+	uint64_t	repaths;	/* REPS: fresh entropies taken after a mark
+					 * or a loss */
+	uint64_t	explores;	/* ... explorations begun (new epochs) */
 };
 
 extern const struct eqt_scheme_ops smartt_ops;

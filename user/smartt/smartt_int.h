@@ -7,6 +7,7 @@
 #include "arbiter.h"
 #include "edge.h"
 #include "live.h"
+#include "reps.h"
 #include "rx.h"
 #include "tx.h"
 
@@ -16,6 +17,9 @@ struct smt_tx {
 	struct smartt_params	p;
 	struct smartt_nscc	n;	/* ... or NSCC's (cfg.nscc) */
 	struct smartt_nscc_params np;
+	struct smartt_reps	reps;	/* cfg.entropies: the DATA's paths */
+	uint32_t		reps_isn;	/* the epoch REPS explored for */
+	bool			reps_began;	/* ... since there was one */
 	uint64_t		brtt_ns;	/* the base RTT p runs on */
 	uint64_t		edge_drops, last_use_ns;
 	struct smartt_published	pub;
