@@ -11,8 +11,16 @@
 # decapsulation; every trim reached the receiver's agent as a
 # trimmed header and was NACKed and resent; with random loss the
 # receivers NACKed losses and the senders resent; no genuine packet was
-# refused.  The queue and completion figures are printed (the targets
-# live in the experiments, tests/scenarios/, with SC_TRANSPORTS=smartt).
+# refused.  Then REPS on a leaf-spine (2 leaves x 2 hosts, 4 spines,
+# ECMP on the 5-tuple): one 2 MB transfer from h0 to h2 goes by several
+# spines while it explores (its paths are source ports); with one of leaf0's uplinks a
+# black hole (it drops everything, the switches keep routing to it), REPS
+# sends few packets into it, and far fewer than oblivious spraying
+# (`smartt.reps off`, `entropy packet`: each packet, resends too, on a
+# random path) in the same run, which loses a quarter of its packets and
+# is given 8 s.  The queue and
+# completion figures are printed (the targets live in the experiments,
+# tests/scenarios/, with SC_TRANSPORTS=smartt).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -85,4 +93,55 @@ for mode in trim loss; do
 	incast "$mode"
 	ft_down
 done
+
+# reps_run LABEL DEAD SECS [KEY VALUE]...: a 2 MB transfer h0 -> h2 on
+# the leaf-spine with the given edgeq settings, given SECS; DEAD 1:
+# leaf0's uplink to spine1 drops everything.  Sets R_OK, R_SPINES
+# (leaf0's uplinks that carried any of it), R_DEAD (packets the black
+# hole took), R_SENT (packets leaf0 sent up).
+reps_run() {
+	local label=$1 dead=$2 secs=$3 raw=$FT_TMP/reps-$1 s; shift 3
+	mkdir -p "$raw"
+	R_OK=0 R_SPINES=0 R_DEAD=0 R_SENT=0
+	ft_up "$(ft_topo leafspine)" --set hosts_per_leaf=2 --set spines=4 --set rate="$RATE" \
+		--set core_rate="$RATE" --set trim=8p --set ecn_k=6000 || { ft_down; return 1; }
+	ft_edgeq_up scheme smartt link_rate "$RATE" "$@" || { ft_down; return 1; }
+	[ "$dead" = 1 ] && ft_ctl port leaf0-spine1 loss 100
+	ft_bg h2 "$EQLOAD" serve --port 5201
+	sleep 0.3
+	ft_ctl reset
+	ft_on h0 timeout "$secs" "$EQLOAD" bulk --dst "$(ft_ip h2)" --port 5201 --bytes 2m \
+		--cc cubic --out "$raw/h0.tsv" >/dev/null 2>&1
+	ft_stop_bg
+	ft_stats
+	[ "$(ft_sum "$raw/h0.tsv" complete)" = 1 ] && R_OK=1
+	for s in 0 1 2 3; do
+		local n; n=$(ft_port "leaf0-spine$s" enq_pkts)
+		R_SENT=$((R_SENT + n))
+		[ "$n" -gt 0 ] && R_SPINES=$((R_SPINES + 1))
+	done
+	R_DEAD=$(ft_port leaf0-spine1 drop_loss)
+	echo "# $label: complete $R_OK, $(ft_sum "$raw/h0.tsv" secs) s," \
+		"leaf0's uplinks carried $(for s in 0 1 2 3; do printf '%s ' "$(ft_port "leaf0-spine$s" enq_pkts)"; done)packets," \
+		"the black hole took $R_DEAD of $R_SENT"
+	ft_down
+}
+
+if reps_run reps 0 30; then
+	check "REPS: the transfer completes" [ "$R_OK" = 1 ]
+	# The first BDP explores one path after another (about 6 packets
+	# here, by the measured RTT), hashed onto the spines.
+	check "REPS: one flow's first packets went by several spines ($R_SPINES of 4)" \
+		[ "$R_SPINES" -ge 2 ]
+else
+	not_ok "REPS: fabric and edgeq up"
+fi
+if reps_run reps-dead 1 30 && { rd=$R_DEAD rs=$R_SENT rok=$R_OK;
+				 reps_run spray-dead 1 8 smartt.reps off entropy packet; }; then
+	check "black hole: REPS's transfer completes ($rok)" [ "$rok" = 1 ]
+	check "black hole: REPS sent $rd of $rs packets into it, oblivious spraying $R_DEAD of $R_SENT: at most a third of its share" \
+		[ $((rd * R_SENT * 3)) -le $((R_DEAD * rs)) ]
+else
+	not_ok "black hole: fabric and edgeq up"
+fi
 tap_done

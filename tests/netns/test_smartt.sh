@@ -60,6 +60,9 @@ rxd=$("$EDGEQ" --netns "$TB_B" status "$TB_IFB" --json |
 	jq -r '.interfaces[0].peers[] | select(.prefix == "10.77.0.1/32") | .agent.rx_data')
 check "B's agent received SMaRTT's DATA itself (rx_data $rxd: no direct delivery for it)" \
 	test "${rxd:-0}" -ge "$data"
+ex=$(jq -r '.smartt.explores // 0' <<<"$p")
+check "... REPS picked its paths (explorations $ex, paths left $(jq -r '.smartt.repaths' <<<"$p"))" \
+	test "${ex:-0}" -ge 1
 e=$(peer_js fd77::2/128 | jq -r '.agent.tx_data')
 check "the IPv6 data went through EQDS's tunnel (agent tx_data $e, fast path $(( $(eq_stat a tx_fast) - fast0 )))" \
 	test $((e + $(eq_stat a tx_fast) - fast0)) -gt $((MB * 500))

@@ -114,7 +114,20 @@ static void io_send_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const stru
 	struct agent *a = ctx;
 	struct eq_peer_keys k;
 	struct eqf_info fi;
+	struct eqt_hdr again;
 	bool keyed = slot_keys(a, peer, &k);
+
+	/* Sprayed (`entropy packet`), a resend takes a path of its own, as
+	 * a new packet would: the frame keeps the source port TC gave the
+	 * first send, and a packet lost to a dead path (a black hole, a link
+	 * down before the fabric reroutes) went there again with every
+	 * resend, for ever.  A scheme that picks paths itself (REPS) has. */
+	if ((h->flags & EQ_F_RTX) && !h->path_set && a->cfg.entropy == EQ_ENTROPY_PACKET) {
+		again = *h;
+		again.path_id = ctl_path(a, peer);
+		again.path_set = true;
+		h = &again;
+	}
 
 	if (eqf_parse(p->data, p->len, a->cfg.port, &fi)) {
 		a->cnt.frames_bad++;	/* cannot happen: parsed on the way in */

@@ -155,6 +155,8 @@ static const struct eqt_stat published[] = {
 	EQT_STAT(struct smartt_published, fast_increases, false),
 	EQT_STAT(struct smartt_published, waits, false),
 	EQT_STAT(struct smartt_published, ecn_sent, false),
+	EQT_STAT(struct smartt_published, repaths, false),
+	EQT_STAT(struct smartt_published, explores, false),
 };
 
 static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v, void *own)
