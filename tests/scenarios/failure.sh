@@ -12,11 +12,16 @@
 # the lowest 100 ms of the total during it and how long the total took
 # to settle (stay within 10% of its mean during the failure: three of four
 # uplinks of leaf0 are left, so that mean is below the one before), and
-# the packets lost on the dead link.
+# the packets lost on the dead link.  SC_FAIL=blackhole: the link drops
+# everything instead of going down, and the switches keep routing to it
+# (a silent failure nothing reroutes around; REPS's case, SMaRTT-REPS
+# §4.3): only the transports can leave it.
 #
-# SC_SECS (default 9), SC_RATE (60mbit, every link), SC_SET.
+# SC_SECS (default 9), SC_RATE (60mbit, every link), SC_SET, SC_FAIL
+# (down, the default, or blackhole).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+[ "${SC_FAIL:-down}" = blackhole ] && SC_NAME=${SC_NAME:-failure-blackhole}
 . tests/scenarios/lib.sh
 
 SECS=${SC_SECS:-9}
@@ -28,6 +33,17 @@ NH=8
 SC_STEPS=$(wc -w <<<"$TRANSPORTS")
 sc_init
 
+FAIL=${SC_FAIL:-down}
+case $FAIL in down | blackhole) ;; *) sc_die "SC_FAIL is down or blackhole" ;; esac
+fail_link() {	# on | off
+	if [ "$FAIL" = down ]; then
+		ft_ctl link leaf0 spine1 "$([ "$1" = on ] && echo down || echo up)"
+	else
+		local pct; pct=$([ "$1" = on ] && echo 100 || echo 0)
+		ft_ctl port leaf0-spine1 loss "$pct"; ft_ctl port spine1-leaf0 loss "$pct"
+	fi
+}
+
 run_one() {	# TRANSPORT
 	local tr=$1 raw="$FT_TMP/$1" t0 tf tr_ i pids=()
 	mkdir -p "$raw"
@@ -36,8 +52,8 @@ run_one() {	# TRANSPORT
 	sc_permutation "$raw" "$tr" "$SECS" --interval 100
 	t0=$SC_T0 pids=("${SC_PIDS[@]}")
 	tf=$((t0 + SECS * 1000000000 / 3)); tr_=$((t0 + 2 * SECS * 1000000000 / 3))
-	sc_sleep_until "$tf"; ft_ctl link leaf0 spine1 down
-	sc_sleep_until "$tr_"; ft_ctl link leaf0 spine1 up
+	sc_sleep_until "$tf"; fail_link on
+	sc_sleep_until "$tr_"; fail_link off
 	sc_wait "${pids[@]}"
 	ft_stats
 	cp "$(fab_dir "$FT_NAME")/ports.tsv" "$raw/"
@@ -64,11 +80,12 @@ run_one() {	# TRANSPORT
 		END { s = n; for (k = n - 1; k >= 0 && ok[k]; k--) s = k
 			if (s == n) print "never"; else printf "%.0f", (t[s] - f) * 1000 }' "$raw/total")
 	dip=$(awk -v f="$f3" -v r="$r3" '$1 >= f && $1 < r { print $2 }' "$raw/total" | sc_min)
-	lost=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' drop_down | sc_sum)
+	lost=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' "$([ "$FAIL" = down ] && echo drop_down || echo drop_loss)" | sc_sum)
 	sc_md "| $tr | $before | $during | $after | $dip | $worst | $rec | $lost | $(sc_ports "$raw/ports.tsv" . drop_full | sc_sum) |"
 }
 
-sc_md_begin "Link failure during a permutation" "$(sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//')
+sc_md_begin "Link failure during a permutation$([ "$FAIL" = blackhole ] && echo ": a black hole")" \
+	"$(sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//')
 
 Fabric: leaf-spine, 2 leaves × 4 hosts, 4 spines, every link $RATE (1:1), 10 µs per link
 each way, 200-packet buffers, ECMP, reroute 10 ms$( [ ${#SETS[@]} -gt 0 ] && echo ", ${SC_SET}").
@@ -79,7 +96,9 @@ after: from 0.5 s after the repair. Settled after: from the failure to the first
 100 ms interval from which the total stays within 10% of its mean during the failure
 (100 ms resolution). Lost on the
 dead link: packets queued or propagating on leaf0-spine1 when it failed, and those the
-switches still sent there in the 10 ms before they rerouted."
+switches still sent there in the 10 ms before they rerouted$([ "$FAIL" = blackhole ] && printf '%s' \
+"; here (SC_FAIL=blackhole) the link stays up and drops everything in both directions,
+so the switches never reroute: lost on it is every packet the transports sent there")."
 sc_md ""
 sc_md "| transport | before (Mbit/s) | during | after | lowest 100 ms during | worst flow during (Mbit/s) | settled after (ms) | lost on the dead link | drops (queues) |"
 sc_md "|---|---|---|---|---|---|---|---|---|"
@@ -89,7 +108,7 @@ f=(); for tr in $TRANSPORTS; do f+=("$FT_TMP/$tr/total:$tr"); done
 sc_plot_ext "set yrange [0:*]; set arrow from $(awk -v s="$SECS" 'BEGIN { print s / 3 }'),graph 0 to $(awk -v s="$SECS" 'BEGIN { print s / 3 }'),graph 1 nohead dt 2; set arrow from $(awk -v s="$SECS" 'BEGIN { print 2 * s / 3 }'),graph 0 to $(awk -v s="$SECS" 'BEGIN { print 2 * s / 3 }'),graph 1 nohead dt 2" \
 	"$SC_PNG/goodput.png" "permutation with leaf0-spine1 down between the dashed lines" \
 	"s" "total goodput (Mbit/s)" "lines" "${f[@]}"
-sc_md "![total goodput over time](failure/goodput.png)"
+sc_md "![total goodput over time]($SC_NAME/goodput.png)"
 sc_md ""
 sc_md_end
 ft_down

@@ -43,13 +43,15 @@ sc_transports() {
 # (docs/eqds.md, "Losses"), and "smartt" (not in the default list yet)
 # scheme smartt on a switch that trims as for "edgeq" and CE-marks ECT
 # packets above SC_SMARTT_ECN_K bytes (6000: four full frames), every
-# packet through the agents (docs/smartt.md), and "smartt-nscc" the same
-# with `smartt.variant nscc`.  Inside the tunnel the
+# packet through the agents (docs/smartt.md), REPS picking each DATA
+# packet's path, "smartt-nscc" the same with `smartt.variant nscc`, and
+# "smartt-spray" smartt with `smartt.reps off` and `entropy packet`:
+# oblivious spraying, every packet on a random path.  Inside the tunnel the
 # applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
 # SC_EDGEQ adds config directives (default none: each tunnel's BDP
 # follows its measured round trip, which through this fabric and two
 # agents on a shared CPU takes 0.5-1 ms; "bdp 24000" fixed it before).
-sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast | edgeq-noloss | smartt | smartt-nscc) return 0 ;; *) return 1 ;; esac; }
+sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast | edgeq-noloss | smartt | smartt-nscc | smartt-spray) return 0 ;; *) return 1 ;; esac; }
 
 # sc_cc TRANSPORT: the congestion control the applications use.
 sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"; fi; }
@@ -65,12 +67,14 @@ sc_up_tr() {
 	[ "$tr" = edgeq-noloss ] && loss=(loss_window_us 0)
 	for a in "$@"; do case $a in rate=*) rate=${a#rate=} ;; esac; done
 	[ -n "$rate" ] || sc_die "$tr needs the fabric's rate (--set rate=...)"
-	if [ "$tr" = smartt ] || [ "$tr" = smartt-nscc ]; then
-		local variant=smartt
+	if [ "${tr%%-*}" = smartt ]; then
+		local variant=smartt paths=(smartt.reps on)
 		[ "$tr" = smartt-nscc ] && variant=nscc
+		[ "$tr" = smartt-spray ] && paths=(smartt.reps off entropy packet)
 		sc_up "$@" --set trim="$trim" --set ecn_k="${SC_SMARTT_ECN_K:-6000}"
 		# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
-		ft_edgeq_up scheme smartt link_rate "$rate" smartt.variant "$variant" ${SC_EDGEQ-} >&2 ||
+		ft_edgeq_up scheme smartt link_rate "$rate" smartt.variant "$variant" "${paths[@]}" \
+			${SC_EDGEQ-} >&2 ||
 			sc_die "edgeq did not attach ($tr)"
 		return
 	fi
