@@ -154,8 +154,12 @@ static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 	/* An ACK, or a trimmed header's NACK, echoes its DATA's path. */
 	if (h->type == EQ_T_ACK || (h->type == EQ_T_NACK && !(h->flags & EQ_F_LOST))) {
 		assert_true(h->opts & EQT_OPT(EQ_OPT_PATH));
-		if (S.entropies)
+		if (S.entropies) {
 			assert_int_equal(h->path_echo, S.seq_path[h->seq_ack & 4095]);
+			/* ... and goes back by it (its own path, REPS's) */
+			assert_true(h->path_set);
+			assert_int_equal(h->path_id, h->path_echo);
+		}
 	}
 	push((struct ev){ .t = S.now + 2 * PROP, .to = (int)peer, .from = MAXS, .h = *h });
 }

@@ -154,8 +154,10 @@ static void io_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		return;
 	}
 	keyed = slot_keys(a, peer, &k);
-	n = eqf_build_ctl(buf, sizeof(buf), &a->peers.route[peer], h, ctl_path(a, peer),
-			  keyed ? EQ_OPT_AUTH_LEN : 0);
+	/* The scheme's path when it picks one (REPS ties an ACK's to the
+	 * DATA's), else the entropy policy's. */
+	n = eqf_build_ctl(buf, sizeof(buf), &a->peers.route[peer], h,
+			  h->path_set ? h->path_id : ctl_path(a, peer), keyed ? EQ_OPT_AUTH_LEN : 0);
 	if (!n)
 		return;
 	if (keyed) {

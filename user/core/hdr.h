@@ -42,9 +42,10 @@ struct eqt_hdr {
 	uint32_t	src_mbps;	/* ... its link rate, Mb/s */
 	uint16_t	qid;		/* QID: upstream queue id */
 	uint16_t	path_echo;	/* PATH: the path_id of the DATA answered */
-	bool		path_set;	/* DATA to send: path_id is the scheme's
-					 * (REPS), not TC's entropy: the outer UDP
-					 * source port and IPv6 flow label follow */
+	bool		path_set;	/* to send: path_id is the scheme's (REPS),
+					 * not TC's entropy or the agent's policy:
+					 * the outer UDP source port and IPv6 flow
+					 * label follow */
 };
 
 #define EQT_OPT(kind)	(1u << (kind))
