@@ -238,7 +238,7 @@ static __always_inline int scheme_opts(struct __sk_buff *skb, const struct eq_pe
 static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *cfg,
 				 struct eq_peer *peer, __u32 slot, struct eq_peer_stats *ps,
 				 const struct inner_info *in, struct eq_stats *st,
-				 struct eq_credit *bucket, bool *fast, __u32 *need)
+				 struct eq_credit *bucket, __u32 sched_path, bool *fast, __u32 *need)
 {
 	bool v6 = peer->flags & EQ_PEER_V6;
 	__u32 overhead = v6 ? EQ_OVERHEAD_V6 : EQ_OVERHEAD_V4;
@@ -286,8 +286,12 @@ static __always_inline int encap(struct __sk_buff *skb, const struct eq_config *
 		return TC_ACT_SHOT;
 	}
 
-	entropy = cfg->entropy == EQ_ENTROPY_PACKET ? bpf_get_prandom_u32()
-						    : bpf_get_hash_recalc(skb);
+	/* The agent's scheme may pick the path (eq_credit.path: REPS). */
+	if (sched_path & EQ_PATH_SET)
+		entropy = sched_path & EQ_SPORT_MASK;
+	else
+		entropy = cfg->entropy == EQ_ENTROPY_PACKET ? bpf_get_prandom_u32()
+							    : bpf_get_hash_recalc(skb);
 	path = entropy & EQ_SPORT_MASK;
 
 	flags = BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_FIXED_GSO |
@@ -469,7 +473,8 @@ int tc_egress(struct __sk_buff *skb)
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
 			bool gso = skb->gso_size;
 			__u32 need;
-			int rc = encap(skb, cfg, peer, pv->peer, ps, &in, st, bucket, &fast, &need);
+			int rc = encap(skb, cfg, peer, pv->peer, ps, &in, st, bucket,
+				       bucket ? bucket->path : 0, &fast, &need);
 
 			if (rc != TC_ACT_OK)
 				return rc;
@@ -561,9 +566,17 @@ int tc_egress(struct __sk_buff *skb)
 			 * without its agent. */
 		}
 	}
-	__u32 need;
+	__u32 need, sched_path = 0;
 
-	return encap(skb, cfg, peer, pv->peer, ps, &in, st, NULL, &fast, &need);
+	if (eq_scheme_has_agent(cfg->scheme) && !(peer->flags & EQ_PEER_PLAIN)) {
+		struct eq_credit *b = bpf_map_lookup_elem(&eq_credit, &pv->peer);
+
+		/* A bare ACK takes the scheme's path too: on the flow's,
+		 * a black-holed link took every one of its ACKs. */
+		if (b)
+			sched_path = b->path;
+	}
+	return encap(skb, cfg, peer, pv->peer, ps, &in, st, NULL, sched_path, &fast, &need);
 
 malformed:
 	st->tx_err_malformed++;

@@ -43,6 +43,8 @@ union eq_lease_word {
 /* eq_credit (array, mmapable, same index as eq_peers; one cache line per
  * peer): written by the agent (open, top up, take back) and by TC (spend,
  * shut).  `bpftool map dump` shows lease.parts.bytes and .seq. */
+#define EQ_PATH_SET	0x10000u
+
 struct eq_credit {
 	union eq_lease_word lease;
 	__u32	pull_target;	/* the pull target TC stamps: the agent's
@@ -68,7 +70,11 @@ struct eq_credit {
 	__u32	low;
 	__u32	cap;		/* the most a lease may hold (1 BDP + 1 MTU): a
 				 * packet larger waits for nothing in TC */
-	__u32	pad0;
+	/* With EQ_PATH_SET, the path (low 14 bits) TC gives what it sends
+	 * to this peer itself (bare TCP ACKs, fast sends) instead of its
+	 * entropy: the scheme's (REPS: the last path that came back clean),
+	 * written by the agent.  0: TC's entropy. */
+	__u32	path;
 	/* One fast send's seq (high 32 bits) and send time (us, mod 2^32),
 	 * set by TC while 0, cleared by the agent once its ACK gave an RTT
 	 * sample: a copy's own time is when the agent read it. */

@@ -390,16 +390,30 @@ static void test_reps_leaves_dead_paths(void **state)
 {
 	struct smartt_cfg c = cfg(true, 200000);
 	struct smartt_published own;
+	static struct eq_credit sb[MAXS], rb[MAXS];
 
 	(void)state;
 	rng_state = 3;
 	c.entropies = 8;
 	setup_with(1, &c);
+	memset(sb, 0, sizeof(sb));
+	memset(rb, 0, sizeof(rb));
+	smartt_set_bucket(S.s[0], sb);
+	smartt_set_bucket(S.r, rb);
 	S.entropies = 8;
 	S.dead_mod = 4;			/* paths 1 and 5 */
 	offer_all();
 	run(4000000000ULL, 0);
 	expect_complete(true);
+	/* What TC sends itself (bare TCP ACKs) goes by a path that works:
+	 * the sender's current one, and at the receiver, which sends no
+	 * DATA back, the path of the last DATA that came. */
+	smartt_sync(S.s[0]);
+	smartt_sync(S.r);
+	assert_true(sb[0].path & EQ_PATH_SET);
+	assert_true((sb[0].path & 0xffff) < 8 && (sb[0].path & 0xffff) % 4 != 1);
+	assert_true(rb[0].path & EQ_PATH_SET);
+	assert_true((rb[0].path & 0xffff) < 8 && (rb[0].path & 0xffff) % 4 != 1);
 	peer_state(S.s[0], 0, NULL, &own);
 	printf("# REPS: %u of %u DATA sent into the 2 dead paths of 8, %llu repaths, "
 	       "%llu explorations, done at %.2f ms\n", S.dead_sends, S.sends,

@@ -21,4 +21,11 @@ static inline void eqt_edge_show(struct eq_credit *b, uint32_t taken, uint32_t q
 	__atomic_store_n(&b->queued, queued, __ATOMIC_RELAXED);
 }
 
+/* The path TC gives what it sends to the peer itself (bare TCP ACKs, fast
+ * sends), a scheme's choice (REPS); `set` false: TC's own entropy. */
+static inline void eqt_edge_path(struct eq_credit *b, bool set, uint16_t path)
+{
+	__atomic_store_n(&b->path, set ? EQ_PATH_SET | path : 0, __ATOMIC_RELAXED);
+}
+
 #endif

@@ -41,6 +41,7 @@ void smt_rx_free(struct smartt *s, uint32_t peer)
 	free(r);
 	s->rx[peer] = NULL;
 	eqt_live_clear(s->rx_live, peer);
+	smt_path_show(s, peer);		/* its last DATA's path is no more */
 }
 
 static void say(struct smartt *s, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack,
@@ -106,6 +107,8 @@ bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, str
 		return true;
 	}
 	r->c.st.data++;
+	r->last_path = h->path_id;
+	r->path_known = true;
 	p->seq = seq;
 	if (h->ce)
 		p->flags |= EQT_PF_CE_TAKEN;

@@ -165,6 +165,14 @@ void smartt_sync(struct smartt *s)
 		peer = eqt_live_next(s->tx_live, NULL, n, peer);
 		smt_tx_show(s, peer);
 	}
+	/* Peers we only receive from: their last DATA's path, for the bare
+	 * ACKs TC sends them (smt_path_show()). */
+	live = eqt_live_count(s->rx_live, n);
+	peer = 0;
+	for (uint32_t i = 0; s->bucket && s->cfg.entropies && i < live; i++, peer++) {
+		peer = eqt_live_next(s->rx_live, NULL, n, peer);
+		smt_path_show(s, peer);
+	}
 }
 
 uint64_t smartt_run(struct smartt *s, uint64_t now)

@@ -87,13 +87,37 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 }
 
 /* What the peer's edge queue holds, for TC's backpressure. */
+/* The path TC gives what it sends to the peer itself (bare TCP ACKs,
+ * which go without the agents), REPS on: our sending tunnel's current
+ * one, else that of the peer's last DATA here.  The peer's REPS recycles
+ * only paths whose round trip works (its ACKs come back by them:
+ * receiver.c), so that one's way back works too.  On the inner flow's
+ * hash instead, a black-holed link took every ACK of the flows hashed
+ * onto it, and their TCP stalled. */
+void smt_path_show(struct smartt *s, uint32_t peer)
+{
+	const struct smt_tx *t = s->tx[peer];
+	const struct smt_rx *r = s->rx[peer];
+
+	if (!s->bucket)
+		return;
+	if (s->cfg.entropies && t && t->reps.have_cached)
+		eqt_edge_path(&s->bucket[peer], true, (uint16_t)t->reps.cached);
+	else if (s->cfg.entropies && r && r->path_known)
+		eqt_edge_path(&s->bucket[peer], true, r->last_path);
+	else
+		eqt_edge_path(&s->bucket[peer], false, 0);
+}
+
 void smt_tx_show(struct smartt *s, uint32_t peer)
 {
 	const struct smt_tx *t = s->tx[peer];
 
-	if (s->bucket)
-		eqt_edge_show(&s->bucket[peer], s->host_taken[peer],
-			      t ? t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts : 0);
+	if (!s->bucket)
+		return;
+	eqt_edge_show(&s->bucket[peer], s->host_taken[peer],
+		      t ? t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts : 0);
+	smt_path_show(s, peer);
 }
 
 void smt_tx_free(struct smartt *s, uint32_t peer)

@@ -27,6 +27,8 @@ struct smt_tx {
 
 struct smt_rx {
 	struct eqt_rx		c;
+	uint16_t		last_path;	/* the path of the last DATA here ... */
+	bool			path_known;	/* ... since there was one (REPS) */
 	uint64_t		last_use_ns;
 	uint64_t		dup;		/* counted before the queue's own */
 	uint64_t		ecn_sent;
@@ -59,6 +61,7 @@ static inline uint64_t smt_cwnd(const struct smartt *s, const struct smt_tx *t)
 struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now);
 void smt_tx_free(struct smartt *s, uint32_t peer);
 void smt_tx_show(struct smartt *s, uint32_t peer);
+void smt_path_show(struct smartt *s, uint32_t peer);
 bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
 uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now);
 uint64_t smt_tx_arbiter(struct smartt *s, uint64_t now);
