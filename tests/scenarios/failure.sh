@@ -21,7 +21,10 @@
 # (down, the default, or blackhole).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-[ "${SC_FAIL:-down}" = blackhole ] && SC_NAME=${SC_NAME:-failure-blackhole}
+if [ "${SC_FAIL:-down}" = blackhole ]; then
+	SC_NAME=${SC_NAME:-failure-blackhole}
+	SC_COMMAND="SC_FAIL=blackhole ${SC_COMMAND:-tests/scenarios/run.sh failure}"
+fi
 . tests/scenarios/lib.sh
 
 SECS=${SC_SECS:-9}
@@ -106,7 +109,7 @@ for tr in $TRANSPORTS; do run_one "$tr"; done
 sc_md ""
 f=(); for tr in $TRANSPORTS; do f+=("$FT_TMP/$tr/total:$tr"); done
 sc_plot_ext "set yrange [0:*]; set arrow from $(awk -v s="$SECS" 'BEGIN { print s / 3 }'),graph 0 to $(awk -v s="$SECS" 'BEGIN { print s / 3 }'),graph 1 nohead dt 2; set arrow from $(awk -v s="$SECS" 'BEGIN { print 2 * s / 3 }'),graph 0 to $(awk -v s="$SECS" 'BEGIN { print 2 * s / 3 }'),graph 1 nohead dt 2" \
-	"$SC_PNG/goodput.png" "permutation with leaf0-spine1 down between the dashed lines" \
+	"$SC_PNG/goodput.png" "permutation with leaf0-spine1 $([ "$FAIL" = down ] && echo down || echo black-holed) between the dashed lines" \
 	"s" "total goodput (Mbit/s)" "lines" "${f[@]}"
 sc_md "![total goodput over time]($SC_NAME/goodput.png)"
 sc_md ""
