@@ -15,15 +15,18 @@
 # the packets lost on the dead link.  SC_FAIL=blackhole: the link drops
 # everything instead of going down, and the switches keep routing to it
 # (a silent failure nothing reroutes around; REPS's case, SMaRTT-REPS
-# §4.3): only the transports can leave it.
+# §4.3): only the transports can leave it.  SC_FAIL=halfrate: the link
+# runs at half its rate in both directions (an asymmetric fabric,
+# SMaRTT-REPS Fig. 7a); "lost on the dead link" is then what its queues
+# dropped.
 #
 # SC_SECS (default 9), SC_RATE (60mbit, every link), SC_SET, SC_FAIL
-# (down, the default, or blackhole).
+# (down, the default, blackhole or halfrate).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-if [ "${SC_FAIL:-down}" = blackhole ]; then
-	SC_NAME=${SC_NAME:-failure-blackhole}
-	SC_COMMAND="SC_FAIL=blackhole ${SC_COMMAND:-tests/scenarios/run.sh failure}"
+if [ "${SC_FAIL:-down}" != down ]; then
+	SC_NAME=${SC_NAME:-failure-$SC_FAIL}
+	SC_COMMAND="SC_FAIL=$SC_FAIL ${SC_COMMAND:-tests/scenarios/run.sh failure}"
 fi
 . tests/scenarios/lib.sh
 
@@ -37,10 +40,13 @@ SC_STEPS=$(wc -w <<<"$TRANSPORTS")
 sc_init
 
 FAIL=${SC_FAIL:-down}
-case $FAIL in down | blackhole) ;; *) sc_die "SC_FAIL is down or blackhole" ;; esac
+case $FAIL in down | blackhole | halfrate) ;; *) sc_die "SC_FAIL is down, blackhole or halfrate" ;; esac
 fail_link() {	# on | off
 	if [ "$FAIL" = down ]; then
 		ft_ctl link leaf0 spine1 "$([ "$1" = on ] && echo down || echo up)"
+	elif [ "$FAIL" = halfrate ]; then
+		local r; r=$([ "$1" = on ] && echo $((RATE_BPS / 2)) || echo "$RATE_BPS")
+		ft_ctl port leaf0-spine1 rate "${r}bit"; ft_ctl port spine1-leaf0 rate "${r}bit"
 	else
 		local pct; pct=$([ "$1" = on ] && echo 100 || echo 0)
 		ft_ctl port leaf0-spine1 loss "$pct"; ft_ctl port spine1-leaf0 loss "$pct"
@@ -83,12 +89,15 @@ run_one() {	# TRANSPORT
 		END { s = n; for (k = n - 1; k >= 0 && ok[k]; k--) s = k
 			if (s == n) print "never"; else printf "%.0f", (t[s] - f) * 1000 }' "$raw/total")
 	dip=$(awk -v f="$f3" -v r="$r3" '$1 >= f && $1 < r { print $2 }' "$raw/total" | sc_min)
-	lost=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' "$([ "$FAIL" = down ] && echo drop_down || echo drop_loss)" | sc_sum)
+	local col=drop_loss
+	[ "$FAIL" = down ] && col=drop_down
+	[ "$FAIL" = halfrate ] && col=drop_full
+	lost=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' "$col" | sc_sum)
 	sc_md "| $tr | $before | $during | $after | $dip | $worst | $rec | $lost | $(sc_ports "$raw/ports.tsv" . drop_full | sc_sum) |"
 }
 
-sc_md_begin "Link failure during a permutation$([ "$FAIL" = blackhole ] && echo ": a black hole")" \
-	"$(sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//')
+sc_md_begin "Link failure during a permutation$(case $FAIL in blackhole) echo ": a black hole" ;; halfrate) echo ": a link at half rate" ;; esac)" \
+	"$(sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//')
 
 Fabric: leaf-spine, 2 leaves × 4 hosts, 4 spines, every link $RATE (1:1), 10 µs per link
 each way, 200-packet buffers, ECMP, reroute 10 ms$( [ ${#SETS[@]} -gt 0 ] && echo ", ${SC_SET}").
@@ -101,7 +110,9 @@ after: from 0.5 s after the repair. Settled after: from the failure to the first
 dead link: packets queued or propagating on leaf0-spine1 when it failed, and those the
 switches still sent there in the 10 ms before they rerouted$([ "$FAIL" = blackhole ] && printf '%s' \
 "; here (SC_FAIL=blackhole) the link stays up and drops everything in both directions,
-so the switches never reroute: lost on it is every packet the transports sent there")."
+so the switches never reroute: lost on it is every packet the transports sent there")$([ "$FAIL" = halfrate ] && printf '%s' \
+"; here (SC_FAIL=halfrate) the link stays up at half its rate in both directions and
+nothing reroutes: lost on it is what its two queues dropped")."
 sc_md ""
 sc_md "| transport | before (Mbit/s) | during | after | lowest 100 ms during | worst flow during (Mbit/s) | settled after (ms) | lost on the dead link | drops (queues) |"
 sc_md "|---|---|---|---|---|---|---|---|---|"
@@ -109,7 +120,7 @@ for tr in $TRANSPORTS; do run_one "$tr"; done
 sc_md ""
 f=(); for tr in $TRANSPORTS; do f+=("$FT_TMP/$tr/total:$tr"); done
 sc_plot_ext "set yrange [0:*]; set arrow from $(awk -v s="$SECS" 'BEGIN { print s / 3 }'),graph 0 to $(awk -v s="$SECS" 'BEGIN { print s / 3 }'),graph 1 nohead dt 2; set arrow from $(awk -v s="$SECS" 'BEGIN { print 2 * s / 3 }'),graph 0 to $(awk -v s="$SECS" 'BEGIN { print 2 * s / 3 }'),graph 1 nohead dt 2" \
-	"$SC_PNG/goodput.png" "permutation with leaf0-spine1 $([ "$FAIL" = down ] && echo down || echo black-holed) between the dashed lines" \
+	"$SC_PNG/goodput.png" "permutation with leaf0-spine1 $(case $FAIL in down) echo down ;; blackhole) echo black-holed ;; *) echo at half rate ;; esac) between the dashed lines" \
 	"s" "total goodput (Mbit/s)" "lines" "${f[@]}"
 sc_md "![total goodput over time]($SC_NAME/goodput.png)"
 sc_md ""
