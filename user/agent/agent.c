@@ -575,9 +575,9 @@ static void copy_ring_open(struct agent *a)
 }
 
 /* eq_credit, mapped and handed to the module with every lease closed and
- * every count zero (a lease an agent killed before left open dies with
- * it): where the module shows TC its edge queue (backpressure) and, with
- * the fast path, lends it credit.  The fast path also needs the copy
+ * every count and path zero (a lease an agent killed before left open dies
+ * with it): where the module shows TC its edge queue (backpressure) and
+ * the path it picks (REPS), and, with the fast path, lends it credit.  The fast path also needs the copy
  * socket on eqd.  Without the map the agent still works: everything
  * through the edge queue, which then drops what overflows. */
 static void credit_open(struct agent *a)
@@ -612,6 +612,9 @@ static void credit_open(struct agent *a)
 		__atomic_store_n(&a->credit[i].handed, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&a->credit[i].taken, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&a->credit[i].queued, 0, __ATOMIC_RELEASE);
+		/* TC's own entropy until a scheme picks a path again: a path
+		 * an agent killed before had set stays out of date. */
+		__atomic_store_n(&a->credit[i].path, 0, __ATOMIC_RELEASE);
 	}
 	a->lends = lend;
 }
