@@ -348,6 +348,32 @@ static void tc__bare_tcp_ack_over_ipv6_goes_without_the_agent(void **state)
 						    .tx_bare_ack = 1 });
 }
 
+/* A bare ACK takes the path the agent's scheme set for the peer
+ * (eq_credit.path, REPS): source port and header path_id; without
+ * EQ_PATH_SET, TC's own entropy (the flow's hash here, not that path). */
+static int credit_fd(const struct fx *fx);
+
+static void tc__bare_tcp_ack_takes_the_schemes_path(void **state)
+{
+	struct fx *fx = *state;
+	const uint8_t *udp = fx->r.out + PKT_ETH_LEN + 20;
+	const struct eq_hdr *eq = (const void *)(udp + EQ_UDP_LEN);
+	uint32_t slot = PKT_PEER_SLOT;
+	struct eq_credit c = { .path = EQ_PATH_SET | 0x123 };
+
+	set_agent(bpf_map__fd(fx->tc->maps.eq_agent), ALIVE, true);
+	assert_int_equal(bpf_map_update_elem(credit_fd(fx), &slot, &c, 0), 0);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x10), TC_ACT_OK);
+	assert_true(out_is_encapsulated(fx));
+	assert_int_equal(udp[0] << 8 | udp[1], EQ_SPORT_BASE | 0x123);
+	assert_int_equal(ntohs(eq->path_id), 0x123);
+	c.path = 0x123;				/* not set: TC's entropy */
+	assert_int_equal(bpf_map_update_elem(credit_fd(fx), &slot, &c, 0), 0);
+	assert_int_equal(tc_send_tcp(fx, 0, 0x10), TC_ACT_OK);
+	assert_int_equal(eq_type(eq), EQ_T_DATA);
+	assert_int_not_equal(ntohs(eq->path_id), 0x123);
+}
+
 /* With the agent down a bare ACK goes as on_agent_down says, as all the
  * rest: not tunnelled under pass or drop (it was, whatever the setting). */
 static void tc__bare_tcp_ack_follows_on_agent_down(void **state)
@@ -1540,6 +1566,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(tc__bare_tcp_ack_goes_without_the_agent),
 		T(tc__bare_tcp_ack_over_ipv6_goes_without_the_agent),
+		T(tc__bare_tcp_ack_takes_the_schemes_path),
 		T(tc__bare_tcp_ack_follows_on_agent_down),
 		T(tc__alive_agent_gets_encapsulated_packet),
 		T(tc__heartbeat_age_decides),

@@ -98,11 +98,12 @@ done
 # the leaf-spine with the given edgeq settings, given SECS; DEAD 1:
 # leaf0's uplink to spine1 drops everything.  Sets R_OK, R_SPINES
 # (leaf0's uplinks that carried any of it), R_DEAD (packets the black
-# hole took), R_SENT (packets leaf0 sent up).
+# hole took), R_SENT (packets leaf0 sent up), R_BYTES (bytes the
+# receiver acknowledged).
 reps_run() {
 	local label=$1 dead=$2 secs=$3 raw=$FT_TMP/reps-$1 s; shift 3
 	mkdir -p "$raw"
-	R_OK=0 R_SPINES=0 R_DEAD=0 R_SENT=0
+	R_OK=0 R_SPINES=0 R_DEAD=0 R_SENT=0 R_BYTES=0
 	ft_up "$(ft_topo leafspine)" --set hosts_per_leaf=2 --set spines=4 --set rate="$RATE" \
 		--set core_rate="$RATE" --set trim=8p --set ecn_k=6000 || { ft_down; return 1; }
 	ft_edgeq_up scheme smartt link_rate "$RATE" "$@" || { ft_down; return 1; }
@@ -115,6 +116,7 @@ reps_run() {
 	ft_stop_bg
 	ft_stats
 	[ "$(ft_sum "$raw/h0.tsv" complete)" = 1 ] && R_OK=1
+	R_BYTES=$(ft_sum "$raw/h0.tsv" bytes)
 	for s in 0 1 2 3; do
 		local n; n=$(ft_port "leaf0-spine$s" enq_pkts)
 		R_SENT=$((R_SENT + n))
@@ -141,6 +143,11 @@ if reps_run reps-dead 1 30 && { rd=$R_DEAD rs=$R_SENT rok=$R_OK;
 	check "black hole: REPS's transfer completes ($rok)" [ "$rok" = 1 ]
 	check "black hole: REPS sent $rd of $rs packets into it, oblivious spraying $R_DEAD of $R_SENT: at most a third of its share" \
 		[ $((rd * R_SENT * 3)) -le $((R_DEAD * rs)) ]
+	# A resend takes a new random path when sprayed: when it kept the
+	# first send's, the first packet lost in the hole went back into it
+	# for good, and the transfer stalled at about 20 kB.
+	check "black hole: oblivious spraying still moved data, its resends leaving the hole (${R_BYTES:-0} bytes acked in 8 s)" \
+		[ "${R_BYTES:-0}" -ge 262144 ]
 else
 	not_ok "black hole: fabric and edgeq up"
 fi
