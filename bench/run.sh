@@ -105,7 +105,7 @@ peer_stat() {		# FIELD of peer slot 0 of host A
 
 echo
 echo "== 2. TCP goodput, 1 flow, ${SECS} s x ${ROUNDS} rounds (client CPU 0, server CPU 1)"
-CONFIGS="plain xdp_pass edgeq eqds smartt xdp_pass_gro edgeq_gro eqds_gro edgeq_v6 eqds_v6"
+CONFIGS="plain xdp_pass edgeq eqds smartt xdp_pass_gro edgeq_gro eqds_gro edgeq_v6 eqds_v6 smartt_v6"
 declare -A results rtx segs drops
 insitu=""
 for r in $(seq "$ROUNDS"); do
@@ -135,7 +135,7 @@ for r in $(seq "$ROUNDS"); do
 		fi
 		results[$c]+="${g:-0} "
 		extra=""
-		if [ "${c%_*}" = eqds ] || [ "$c" = smartt ]; then	# eqds, eqds_gro, eqds_v6, smartt
+		if [ "${c%_*}" = eqds ] || [ "${c%_*}" = smartt ]; then	# eqds*, smartt*
 			rtx[$c]=$(( ${rtx[$c]:-0} + ${IPERF_RTX:-0} ))
 			segs[$c]=$(( ${segs[$c]:-0} + ${IPERF_SEGS:-0} ))
 			d=$(edge_drops)
@@ -164,12 +164,13 @@ for c in $CONFIGS; do
 	eqds_gro) ratio=$(awk -v a="$med" -v b="$med_edgeq_gro" 'BEGIN {printf "%.2fx scheme none (gro)", a/b}') ;;
 	edgeq_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq" 'BEGIN {printf "%.2fx scheme none over IPv4", a/b}') ;;
 	eqds_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq_v6" 'BEGIN {printf "%.2fx scheme none (IPv6 underlay)", a/b}') ;;
+	smartt_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq_v6" 'BEGIN {printf "%.2fx scheme none (IPv6 underlay)", a/b}') ;;
 	esac
 	printf '  %-13s %8s  %-13s  %s\n' "$c" "$med" "[$rng]" "$ratio"
 	echo "bench tcp_$c gbps=$med range=$rng"
 done
 echo "  target: edgeq >= 0.8x plain TCP on the same path"
-for c in eqds eqds_gro eqds_v6 smartt; do
+for c in eqds eqds_gro eqds_v6 smartt smartt_v6; do
 	pct=$(awk -v r="${rtx[$c]:-0}" -v s="${segs[$c]:-0}" 'BEGIN {printf "%.3f", s ? 100 * r / s : 0}')
 	echo "  $c: inner TCP retransmits ${rtx[$c]:-0} of ~${segs[$c]:-0} segments (${pct} %), edge-queue drops ${drops[$c]:-0}"
 	echo "bench tcp_${c}_quality retrans=${rtx[$c]:-0} segs=${segs[$c]:-0} retrans_pct=$pct edge_drops=${drops[$c]:-0}"
