@@ -15,10 +15,10 @@
 # ECMP on the 5-tuple): one 2 MB transfer from h0 to h2 goes by several
 # spines while it explores (its paths are source ports); with one of leaf0's uplinks a
 # black hole (it drops everything, the switches keep routing to it), REPS
-# sends few packets into it, and far fewer than oblivious spraying
-# (`smartt.reps off`, `entropy packet`: each packet, resends too, on a
-# random path) in the same run, which loses a quarter of its packets and
-# is given 8 s.  The queue and
+# sends at most a third of the quarter of its packets oblivious spraying
+# sends there (`smartt.reps off`, `entropy packet`: each packet, resends
+# too, on a random path), which runs too, for 8 s, and is printed.  The
+# queue and
 # completion figures are printed (the targets live in the experiments,
 # tests/scenarios/, with SC_TRANSPORTS=smartt).
 set -u
@@ -141,13 +141,13 @@ fi
 if reps_run reps-dead 1 30 && { rd=$R_DEAD rs=$R_SENT rok=$R_OK;
 				 reps_run spray-dead 1 8 smartt.reps off entropy packet; }; then
 	check "black hole: REPS's transfer completes ($rok)" [ "$rok" = 1 ]
-	check "black hole: REPS sent $rd of $rs packets into it, oblivious spraying $R_DEAD of $R_SENT: at most a third of its share" \
-		[ $((rd * R_SENT * 3)) -le $((R_DEAD * rs)) ]
-	# A resend takes a new random path when sprayed: when it kept the
-	# first send's, the first packet lost in the hole went back into it
-	# for good, and the transfer stalled at about 20 kB.
-	check "black hole: oblivious spraying still moved data, its resends leaving the hole (${R_BYTES:-0} bytes acked in 8 s)" \
-		[ "${R_BYTES:-0}" -ge 262144 ]
+	# Oblivious spraying sends a quarter of its packets there (one spine
+	# of four, ECMP on random source ports); its own run is printed, not
+	# compared against: with a quarter lost, how far it gets in 8 s
+	# depends on its RTO backoff (41 to 2,081 packets in five runs), and
+	# a run of a few dozen packets may miss the hole by chance.
+	check "black hole: REPS sent $rd of $rs packets into it, at most a third of spraying's quarter (spraying here: $R_DEAD of $R_SENT, ${R_BYTES:-0} bytes acked in 8 s)" \
+		[ $((rd * 12)) -le "$rs" ]
 else
 	not_ok "black hole: fabric and edgeq up"
 fi
