@@ -42,7 +42,7 @@ $(OUT)/user/eqds/%.o:   INCS = -Iuser/core -Iuser/eqds
 $(OUT)/user/smartt/%.o: INCS = -Iuser/core -Iuser/smartt
 $(OUT)/user/sird/%.o:   INCS = -Iuser/core -Iuser/sird
 $(OUT)/user/common/%.o: INCS = -Iuser/common
-$(OUT)/user/agent/%.o:  INCS = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/smartt -Iuser/agent
+$(OUT)/user/agent/%.o:  INCS = -Iuser/common -Iuser/core -Iuser/eqds -Iuser/smartt -Iuser/sird -Iuser/agent
 $(OUT)/loaders/%.o:     INCS = -Iuser/common -Iloaders -I$(OUT)/skel
 PKG_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz)
 

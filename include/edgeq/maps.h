@@ -150,6 +150,7 @@ enum eq_scheme {
 	EQ_SCHEME_NONE		= 0,	/* plain tunnel: TC encapsulates, XDP decapsulates */
 	EQ_SCHEME_EQDS		= 1,	/* edge queues in the agent, receiver-paced pulls */
 	EQ_SCHEME_SMARTT	= 2,	/* a sender window from ECN, delay and trims */
+	EQ_SCHEME_SIRD		= 3,	/* receiver credit, informed overcommitment */
 };
 
 /* Every scheme but none runs in the agent: eq_config.scheme is one of
@@ -218,6 +219,19 @@ struct eq_scheme_settings {
 					 * packet's path, 0 TC's entropy does */
 		__u32	entropies;	/* smartt.entropies: REPS's set */
 	} smartt;
+	struct {
+		__u32	b_pct;		/* sird.b: the receiver's credit bucket B,
+					 * percent of a BDP */
+		__u32	sthr_pct;	/* sird.sthr: csn above this much credit
+					 * held, percent of a BDP */
+		__u32	unsch_pct;	/* sird.unsch: UnschT, percent of a BDP */
+		__u32	rho_pct;	/* sird.rho: credit paced at this percent
+					 * of link_rate */
+		__u32	policy;		/* sird.policy: 0 srpt (least backlog
+					 * first), 1 rr (in turn) */
+		__u32	base_rtt_ns;	/* sird.base_rtt_us: 0, as the senders
+					 * measure it */
+	} sird;
 };
 
 /* hold_tcp auto, until attach resolves it by the link rate: on from

@@ -75,6 +75,9 @@ enum eq_type {
 				 * receiver's ACK delay, so its timing is no RTT
 				 * sample (the bit is RTX's: DATA only uses that) */
 #define EQ_F_FAST	0x20	/* DATA sent by the sender's TC on leased credit (lease.h) */
+#define EQ_F_UNSCHED	0x40	/* DATA (SIRD): sent without credit, as a new
+				 * burst's unscheduled bytes (the bit is
+				 * CUM's: ACKs only use that) */
 #define EQ_F_CUM	0x40	/* ACK: cumulative, every seq before `ack` arrived (the
 				 * receiver's XDP delivered them itself: rx.h) */
 #define EQ_F_LOST	0x80	/* NACK: not trimmed but missing, later packets came

@@ -7,8 +7,9 @@
 # way the tunnel can carry a
 # packet: `scheme none`, `scheme eqds` with the fast path (TC sends on
 # leased credit; veth leaves the inner checksum to the receiver) and
-# without it (everything through both agents), and `scheme smartt`
-# (everything through both agents, its DATA marked ECT).  In each: TCP over IPv4
+# without it (everything through both agents), `scheme smartt`
+# (everything through both agents, its DATA marked ECT) and `scheme sird`
+# (the same, its DATA sent unscheduled or on the receiver's credit).  In each: TCP over IPv4
 # and IPv6 (SHA-256 checked), UDP datagrams from 32 bytes to the largest
 # the route MTU allows and one that IP fragments, ping at the largest
 # unfragmented size and fragmented, both families.  Then IPv6 neighbour
@@ -63,8 +64,8 @@ conf() {	# conf a|b SCHEME FAST: the testbed's config with a scheme
 	sed -i '/^scheme /d; /^fast_path /d; /^on_agent_down /d; /^mtu /d' "$f"
 	if [ "$2" = eqds ]; then
 		printf 'scheme eqds\nfast_path %s\non_agent_down tunnel\n' "$3" >>"$f"
-	elif [ "$2" = smartt ]; then
-		printf 'scheme smartt\non_agent_down tunnel\n' >>"$f"
+	elif [ "$2" = smartt ] || [ "$2" = sird ]; then
+		printf 'scheme %s\non_agent_down tunnel\n' "$2" >>"$f"
 	fi
 }
 
@@ -118,9 +119,9 @@ matrix() {	# LABEL
 
 # Every combination here; in the VM (TCG: ~50x slower) the one that
 # depends most on the kernel: default offloads, on the fast path.
-combos="on:none on:eqds:on on:eqds:off on:smartt off:none off:eqds:on off:eqds:off off:smartt
-	gro:none gro:eqds:on gro:smartt"
-[ -n "${EDGEQ_IN_VM:-}" ] && combos="on:eqds:on on:smartt"
+combos="on:none on:eqds:on on:eqds:off on:smartt on:sird off:none off:eqds:on off:eqds:off
+	off:smartt off:sird gro:none gro:eqds:on gro:smartt gro:sird"
+[ -n "${EDGEQ_IN_VM:-}" ] && combos="on:eqds:on on:smartt on:sird"
 combos=${OFFLOAD_COMBOS:-$combos}	# one or a few, by hand
 for combo in $combos; do
 	off=${combo%%:*} mode=${combo#*:}

@@ -17,12 +17,21 @@ static void registry__finds_eqds_by_id_and_name(void **state)
 	assert_ptr_equal(eq_scheme_by_name("eqds"), o);
 }
 
+static void registry__finds_sird_by_id_and_name(void **state)
+{
+	const struct eqt_scheme_ops *o = eq_scheme_find(EQ_SCHEME_SIRD);
+
+	assert_non_null(o);
+	assert_string_equal(o->name, "sird");
+	assert_ptr_equal(eq_scheme_by_name("sird"), o);
+}
+
 static void registry__none_and_unknown_have_no_module(void **state)
 {
 	assert_null(eq_scheme_find(EQ_SCHEME_NONE));
 	assert_null(eq_scheme_find(999));
 	assert_null(eq_scheme_by_name("none"));
-	assert_null(eq_scheme_by_name("sird"));
+	assert_null(eq_scheme_by_name("bolt"));
 	assert_null(eq_scheme_by_name(""));
 }
 
@@ -79,6 +88,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(registry__finds_eqds_by_id_and_name),
+		cmocka_unit_test(registry__finds_sird_by_id_and_name),
 		cmocka_unit_test(registry__none_and_unknown_have_no_module),
 		cmocka_unit_test(registry__every_module_is_whole_and_unique),
 	};

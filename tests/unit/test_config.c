@@ -29,8 +29,7 @@
 #define UNKNOWN_TAIL " (local, node_id, peer, scheme, port, mtu, link_rate, link_framing, entropy, max_peers, " \
 	"max_prefixes, on_agent_down, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, rx_poll_us, fast_path, direct_rx, hold_tcp, " \
-	"eqds.mode, eqds.asl, smartt.variant, smartt.trimming, smartt.target_rtt, smartt.max_window, smartt.base_rtt_us, " \
-	"smartt.reps, smartt.entropies)"
+	"or SCHEME.KEY of eqds, smartt, sird (edgeq help config))"
 
 /* Parse text that must be valid; the caller eq_cfg_free()s. */
 static void parse_ok(const char *text, struct eq_cfg *cfg)
@@ -332,6 +331,20 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "edge_ecn 1", offsetof(struct eq_config, tunnel.edge_ecn), 1 },
 		{ "reorder_queue 4096", offsetof(struct eq_config, tunnel.reorder_limit), 4096 },
 		{ "drr_quantum 64", offsetof(struct eq_config, tunnel.drr_quantum), 64 },
+		/* SIRD's settings: the paper's defaults unless told */
+		{ "scheme sird", offsetof(struct eq_config, scheme), EQ_SCHEME_SIRD },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.b_pct), 150 },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.sthr_pct), 50 },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.unsch_pct), 100 },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.rho_pct), 95 },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.policy), 0 },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.base_rtt_ns), 0 },
+		{ "sird.b 200", offsetof(struct eq_config, schemes.sird.b_pct), 200 },
+		{ "sird.sthr 15", offsetof(struct eq_config, schemes.sird.sthr_pct), 15 },
+		{ "sird.unsch 0", offsetof(struct eq_config, schemes.sird.unsch_pct), 0 },
+		{ "sird.rho 98", offsetof(struct eq_config, schemes.sird.rho_pct), 98 },
+		{ "sird.policy rr", offsetof(struct eq_config, schemes.sird.policy), 1 },
+		{ "sird.base_rtt_us 40", offsetof(struct eq_config, schemes.sird.base_rtt_ns), 40000 },
 	};
 	char text[128];
 
@@ -374,8 +387,8 @@ static void eq_cfg_parse__eqds_times_scaled(void **state)
 
 static void eq_cfg_parse__eqds_errors(void **state)
 {
-	parse_err("local 10.0.0.1\nscheme homa\n", NAME ":2: scheme 'homa': use none, eqds or smartt");
-	parse_err("local 10.0.0.1\nscheme\n", NAME ":2: usage: scheme none|eqds|smartt");
+	parse_err("local 10.0.0.1\nscheme homa\n", NAME ":2: scheme 'homa': use none, eqds, smartt or sird");
+	parse_err("local 10.0.0.1\nscheme\n", NAME ":2: usage: scheme none|eqds|smartt|sird");
 	parse_err("local 10.0.0.1\non_agent_down ignore\n",
 		  NAME ":2: on_agent_down 'ignore': use tunnel, pass or drop");
 	parse_err("local 10.0.0.1\neqds_mode trimming\n", NAME ":2: eqds_mode 'trimming': use trim or rts");
@@ -443,8 +456,8 @@ static void eq_cfg_parse__scheme_setting_errors(void **state)
 		  NAME ":2: scheme eqds has no setting 'bdp' (eqds.mode, eqds.asl)");
 	parse_err("local 10.0.0.1\neqds. 1\n", NAME ":2: scheme eqds has no setting '' (eqds.mode, eqds.asl)");
 	parse_err("local 10.0.0.1\nnone.mode trim\n", NAME ":2: scheme none has no setting 'mode' (it has none)");
-	parse_err("local 10.0.0.1\nsird.b 2\n", NAME ":2: unknown directive 'sird.b': no scheme 'sird' (none, eqds or smartt)");
-	parse_err("local 10.0.0.1\n.mode rts\n", NAME ":2: unknown directive '.mode': no scheme '' (none, eqds or smartt)");
+	parse_err("local 10.0.0.1\nbolt.b 2\n", NAME ":2: unknown directive 'bolt.b': no scheme 'bolt' (none, eqds, smartt or sird)");
+	parse_err("local 10.0.0.1\n.mode rts\n", NAME ":2: unknown directive '.mode': no scheme '' (none, eqds, smartt or sird)");
 	/* A scheme's setting is never a tunnel's under another name. */
 	parse_err("local 10.0.0.1\neqds.rto_us 100\n",
 		  NAME ":2: scheme eqds has no setting 'rto_us' (eqds.mode, eqds.asl)");
@@ -811,10 +824,10 @@ static void eq_cfg_parse__peer_scheme(void **state)
 	assert_int_equal(cfg.bpf.scheme, EQ_SCHEME_NONE);
 	assert_false(cfg.peers[0].plain);
 	eq_cfg_free(&cfg);
-	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme sird\n",
-		  NAME ":2: scheme 'sird': use none, eqds or smartt");
+	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme bolt\n",
+		  NAME ":2: scheme 'bolt': use none, eqds, smartt or sird");
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 mode eqds\n",
-		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]: 'mode'");
+		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]: 'mode'");
 	/* One underlay peer, one scheme, whatever its prefixes. */
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 scheme eqds\n"
 		  "peer 10.3.0.0/16 via 10.0.0.2\n",
@@ -1060,14 +1073,14 @@ static void eq_cfg_parse__usage_errors(void **state)
 		{ "local 10.0.0.1\nentropy flow packet\n", NAME ":2: usage: entropy flow|packet" },
 		{ "local 10.0.0.1\nnode_id\n", NAME ":2: usage: node_id 0-65535" },
 		{ "local 10.0.0.1\nnode_id 1 2\n", NAME ":2: usage: node_id 0-65535" },
-		{ "local 10.0.0.1\npeer\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 via\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 10.0.0.3\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 via\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 10.0.0.3\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
 		/* The third word must be "via", exactly. */
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 to 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
-		{ "local 10.0.0.1\npeer 10.1.0.0/16 VIA 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 to 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
+		{ "local 10.0.0.1\npeer 10.1.0.0/16 VIA 10.0.0.2\n", NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]" },
 	};
 
 	for (unsigned int i = 0; i < sizeof(e) / sizeof(e[0]); i++)
@@ -1207,7 +1220,7 @@ static void eq_cfg_parse__too_many_words(void **state)
 	parse_err("local 10.0.0.1\n\npeer 1 2 3 4 5 6 7 8 9 10 11 12\n",
 		  NAME ":3: too many words");
 	parse_err("local 10.0.0.1\npeer 10.1.0.0/16 via 10.0.0.2 a b c d\n",
-		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt] [key HEX[/ID]|@FILE]: 'a'");
+		  NAME ":2: usage: peer PREFIX via ADDRESS [scheme none|eqds|smartt|sird] [key HEX[/ID]|@FILE]: 'a'");
 	parse_ok("local 10.0.0.1 # one two three four five six seven eight nine\n", &cfg);
 	eq_cfg_free(&cfg);
 }

@@ -162,6 +162,54 @@ static void invariants__random_run_and_back_to_zero(void **state)
 }
 
 /* Item 2: what a new burst sends without credit, and the csn bit. */
+/* A sender that is gone gives back everything it was granted, wants
+ * nothing more, and its limits start again at a BDP. */
+static void forget__gives_back_and_resets(void **state)
+{
+	struct sird_rx r;
+	uint32_t c;
+
+	assert_int_equal(sird_rx_init(&r, 2, BDP, MTU, B15, SIRD_ROUND_ROBIN), 0);
+	sird_rx_want(&r, 0, 10 * MTU);
+	sird_rx_want(&r, 1, 10 * MTU);
+	for (int i = 0; i < 4; i++)
+		assert_true(sird_rx_tick(&r, &c) >= 0);
+	for (int i = 0; i < 200; i++)	/* every packet csn-marked: its limit shrinks */
+		sird_rx_on_data(&r, 0, 0, false, true, false);
+	assert_true(sird_limit_bytes(&r.s[0].lim) < BDP);
+	sird_rx_forget(&r, 0);
+	assert_int_equal(r.s[0].sb, 0);
+	assert_int_equal(r.s[0].rem, 0);
+	assert_int_equal(r.b, 2 * MTU);		/* sender 1's two grains */
+	assert_int_equal(sird_limit_bytes(&r.s[0].lim), BDP);
+	assert_int_equal(sird_rx_tick(&r, &c), 1);	/* only 1 wants any */
+}
+
+/* A new BDP (the senders measured the path): B follows, and each bucket
+ * keeps its share of its ceiling, within the new floors. */
+static void set_bdp__scales_the_buckets(void **state)
+{
+	struct sird_rx r;
+
+	assert_int_equal(sird_rx_init(&r, 2, BDP, MTU, B15, SIRD_ROUND_ROBIN), 0);
+	for (int i = 0; i < 200; i++)	/* sender 1's csn bucket falls */
+		sird_rx_on_data(&r, 1, 0, false, true, false);
+	uint64_t was = sird_limit_bytes(&r.s[1].lim);
+
+	assert_true(was < BDP);
+	assert_int_equal(sird_rx_set_bdp(&r, 4 * BDP), 0);
+	assert_int_equal(r.B, 600000);
+	assert_int_equal(r.p.bdp, 4 * BDP);
+	assert_int_equal(sird_limit_bytes(&r.s[0].lim), 4 * BDP);	/* at its ceiling: the new one */
+	assert_true(sird_limit_bytes(&r.s[1].lim) >= 4 * was - 4 &&
+		    sird_limit_bytes(&r.s[1].lim) <= 4 * was + 4);
+	assert_int_equal(sird_rx_set_bdp(&r, BDP / 4), 0);	/* down: within the new floor */
+	assert_true(sird_limit_bytes(&r.s[1].lim) >= BDP / 4 / 10);
+	assert_int_equal(sird_limit_bytes(&r.s[0].lim), BDP / 4);
+	assert_int_equal(sird_rx_set_bdp(&r, MTU - 1), -EINVAL);	/* less than a grain */
+	assert_int_equal(r.p.bdp, BDP / 4);
+}
+
 static void sender__unscheduled_and_csn(void **state)
 {
 	assert_int_equal(sird_tx_unscheduled(500, BDP, BDP), 500);
@@ -214,6 +262,8 @@ int main(void)
 		cmocka_unit_test(tick__the_global_bucket),
 		cmocka_unit_test(tick__within_the_senders_limit),
 		cmocka_unit_test(invariants__random_run_and_back_to_zero),
+		cmocka_unit_test(forget__gives_back_and_resets),
+		cmocka_unit_test(set_bdp__scales_the_buckets),
 		cmocka_unit_test(sender__unscheduled_and_csn),
 		cmocka_unit_test(pacing__rho_c_in_every_100us),
 	};

@@ -4,11 +4,13 @@
 #include <string.h>
 #include "eqds.h"
 #include "smartt.h"
+#include "sird.h"
 #include "schemes.h"
 
 static const struct eqt_scheme_ops *const schemes[] = {
 	&eqds_ops,
 	&smartt_ops,
+	&sird_ops,
 };
 
 #define N_SCHEMES (sizeof(schemes) / sizeof(schemes[0]))

@@ -89,6 +89,18 @@ static const struct eq_setting smartt_settings[] = {
 	UINT("smartt.entropies", 1, 4096, "entropies", 1, 256, schemes.smartt.entropies),
 };
 
+/* SIRD (docs/sird.md): the paper's defaults, in units of a BDP. */
+static const struct eq_setting sird_settings[] = {
+	UINT("sird.b", 100, 1000, "percent of a BDP", 1, 150, schemes.sird.b_pct),
+	UINT("sird.sthr", 1, 1000, "percent of a BDP", 1, 50, schemes.sird.sthr_pct),
+	UINT("sird.unsch", 0, 1000, "percent of a BDP", 1, 100, schemes.sird.unsch_pct),
+	UINT("sird.rho", 50, 100, "percent of link_rate", 1, 95, schemes.sird.rho_pct),
+	WORDS("sird.policy", NULL, ((const struct eq_setting_word[]){
+		{ "srpt", 0 }, { "rr", 1 }, { NULL, 0 } }), 0, schemes.sird.policy),
+	UINT_RULE("sird.base_rtt_us", 1, 1000000, "microseconds", US, "as the senders measure it",
+		  schemes.sird.base_rtt_ns),
+};
+
 /* EQDS carries everything in the fixed header: no options. */
 const struct eq_scheme_info eq_schemes[] = {
 	{ "none", EQ_SCHEME_NONE, NULL, 0, 0, 0 },
@@ -96,6 +108,8 @@ const struct eq_scheme_info eq_schemes[] = {
 	  0, 0 },
 	{ "smartt", EQ_SCHEME_SMARTT, smartt_settings,
 	  sizeof(smartt_settings) / sizeof(smartt_settings[0]), 0, 0 },
+	{ "sird", EQ_SCHEME_SIRD, sird_settings, sizeof(sird_settings) / sizeof(sird_settings[0]),
+	  0, 0 },
 };
 const size_t eq_nschemes = sizeof(eq_schemes) / sizeof(eq_schemes[0]);
 
@@ -254,11 +268,15 @@ void eq_setting_names(char *buf, size_t len)
 		append(buf, len, i ? ", " : "");
 		append(buf, len, eq_tunnel_settings[i].name);
 	}
-	for (size_t i = 0; i < eq_nschemes; i++)
-		for (size_t j = 0; j < eq_schemes[i].nset; j++) {
-			append(buf, len, ", ");
-			append(buf, len, eq_schemes[i].set[j].name);
+	/* The schemes' own by their names only: listed whole, they grew
+	 * past what an error message holds (512 bytes in attach). */
+	append(buf, len, ", or SCHEME.KEY of ");
+	for (size_t i = 0, k = 0; i < eq_nschemes; i++)
+		if (eq_schemes[i].nset) {
+			append(buf, len, k++ ? ", " : "");
+			append(buf, len, eq_schemes[i].name);
 		}
+	append(buf, len, " (edgeq help config)");
 }
 
 /* The value a UINT takes as written: "1-65535" or "10-60000 milliseconds". */

@@ -67,6 +67,7 @@ struct eqt_pkt {
 				 * own signal (it set ECT itself): the inner
 				 * header is left as it came, not dropped as
 				 * RFC 6040 drops CE over a Not-ECT packet */
+#define EQT_PF_SCHEME	0x80	/* the scheme's own mark (SIRD: unscheduled) */
 
 /* A fixed pool of packets: the agent's whole packet memory.  Exhaustion is
  * a counted drop by the caller, never an allocation failure elsewhere. */

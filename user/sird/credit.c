@@ -14,6 +14,7 @@ int sird_rx_init(struct sird_rx *r, uint32_t n, uint64_t bdp, uint32_t mtu, uint
 	    sird_aimd_params_set(&r->p, bdp, mtu))
 		return -EINVAL;
 	r->B = bdp * b_bdps / SIRD_ONE;
+	r->b_bdps = b_bdps;
 	r->grain = mtu;
 	r->policy = policy;
 	r->n = n;
@@ -52,6 +53,37 @@ void sird_rx_reclaim(struct sird_rx *r, uint32_t i, uint64_t bytes)
 {
 	if (i < r->n)
 		give_back(r, i, bytes);
+}
+
+void sird_rx_forget(struct sird_rx *r, uint32_t i)
+{
+	if (i >= r->n)
+		return;
+	give_back(r, i, r->s[i].sb);
+	r->s[i].rem = 0;
+	sird_limit_init(&r->s[i].lim, &r->p);
+}
+
+int sird_rx_set_bdp(struct sird_rx *r, uint64_t bdp)
+{
+	struct sird_aimd_params p;
+	uint64_t old = r->p.bdp;
+
+	if (sird_aimd_params_set(&p, bdp, r->grain))
+		return -EINVAL;
+	r->p = p;
+	r->B = bdp * r->b_bdps / SIRD_ONE;
+	for (uint32_t i = 0; i < r->n; i++)
+		for (int k = 0; k < SIRD_NSIG; k++) {
+			struct sird_bucket *b = &r->s[i].lim.b[k];
+			/* Q16 bytes scaled by new/old; 128-bit: a bucket of a
+			 * BDP of 16 MB in Q16 times 16 MB overflows 64 bits. */
+			unsigned __int128 w = (unsigned __int128)b->w * bdp / old;
+			uint64_t lo = p.floor[k] << 16, hi = bdp << 16;
+
+			b->w = w > hi ? hi : w < lo ? lo : (uint64_t)w;
+		}
+	return 0;
 }
 
 static uint64_t grain_of(const struct sird_rx *r, uint32_t i)

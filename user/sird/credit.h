@@ -37,6 +37,7 @@ enum sird_policy {
 struct sird_rx {
 	struct sird_aimd_params	p;
 	uint64_t		B;		/* bytes */
+	uint32_t		b_bdps;		/* B in Q16 BDPs */
 	uint64_t		b;		/* granted, not received */
 	uint32_t		grain;		/* bytes a grant is at most (MTU) */
 	enum sird_policy	policy;
@@ -61,6 +62,15 @@ void sird_rx_on_data(struct sird_rx *r, uint32_t i, uint32_t bytes, bool schedul
 /* Granted bytes to sender i that will not arrive (found lost, or the
  * sender gave them up): back to the buckets. */
 void sird_rx_reclaim(struct sird_rx *r, uint32_t i, uint64_t bytes);
+/* Sender i is gone (its tunnel restarted or was freed): what it was
+ * granted comes back, what it asked for is forgotten, and its limits
+ * start again at a BDP. */
+void sird_rx_forget(struct sird_rx *r, uint32_t i);
+/* The path's BDP changed (measured anew): B and the limits' ceilings and
+ * floors follow, and each bucket keeps its share of its ceiling (a bucket
+ * at a guessed BDP's ceiling is at the measured one's).  -EINVAL as
+ * sird_rx_init(). */
+int sird_rx_set_bdp(struct sird_rx *r, uint64_t bdp);
 /* One tick of the credit pacer: the sender granted to and how much, or
  * -1 when nobody may have credit now. */
 int sird_rx_tick(struct sird_rx *r, uint32_t *bytes);

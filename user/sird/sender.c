@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SIRD's sending tunnels (sird.h; docs/sird.md): the core's half
+ * (core/tx.h), which sends a new burst's first bytes unscheduled and the
+ * rest on the credit its receiver grants, asks for that credit in every
+ * DATA (or an RTS), and says when it holds more credit than it can spend
+ * (csn).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "edgeq/wire.h"
+#include "sird_int.h"
+
+/* The base RTT before the first sample, when nothing is configured: the
+ * agents' round trip on an idle host, about. */
+#define RTT_GUESS_NS	50000ULL
+
+/* What this tunnel's BDP is: the configured base RTT's, else the lowest
+ * it measured, else the configured `bdp`, else a guess. */
+static uint64_t tx_bdp(const struct sird *s, const struct sird_txt *t)
+{
+	if (s->cfg.base_rtt_ns)
+		return sird_bdp_of(s, s->cfg.base_rtt_ns);
+	if (t->c.min_rtt_ns)
+		return sird_bdp_of(s, t->c.min_rtt_ns);
+	if (s->cfg.bdp_bytes)
+		return s->cfg.bdp_bytes;
+	return sird_bdp_of(s, RTT_GUESS_NS);
+}
+
+static uint32_t held_of(const struct sird_txt *t)
+{
+	int32_t h = (int32_t)(t->granted - t->spent);
+
+	return h > 0 ? (uint32_t)h : 0;
+}
+
+struct sird_txt *sird_tx_get(struct sird *s, uint32_t peer, uint64_t now)
+{
+	struct sird_txt *t = s->tx[peer];
+	uint32_t seq0;
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	/* A peer's first tunnel numbers from a random epoch; a later one
+	 * past what the last used (core/epoch.h). */
+	seq0 = s->last_seq[peer] ? s->last_seq[peer] : eqt_epoch_first((uint32_t)eqt_rand(&s->rng));
+	if (eqt_tx_init(&t->c, 2 * (uint32_t)(tx_bdp(s, t) / s->cfg.mtu + 1), seq0)) {
+		free(t);
+		return NULL;
+	}
+	t->c.used = s->last_seq[peer] != 0;
+	t->last_use_ns = now;
+	s->tx[peer] = t;
+	eqt_live_set(s->tx_live, peer);
+	return t;
+}
+
+/* What the peer's edge queue holds, for TC's backpressure. */
+void sird_tx_show(struct sird *s, uint32_t peer)
+{
+	const struct sird_txt *t = s->tx[peer];
+
+	if (s->bucket)
+		eqt_edge_show(&s->bucket[peer], s->host_taken[peer],
+			      t ? t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts : 0);
+}
+
+void sird_tx_free(struct sird *s, uint32_t peer)
+{
+	struct sird_txt *t = s->tx[peer];
+
+	if (!t)
+		return;
+	s->held -= held_of(t);
+	s->last_seq[peer] = t->c.next_seq ? t->c.next_seq : 1;
+	eqt_tx_fini(&t->c, s->pool);
+	free(t);
+	s->tx[peer] = NULL;
+	eqt_live_clear(s->tx_live, peer);
+	sird_tx_show(s, peer);	/* nothing queued any more */
+}
+
+/* The epoch's counts.  A new epoch's receiver counts from 0 (its old
+ * state, and the credit it gave, are gone): ours start again too, and ask
+ * for what waits on credit.  Resends go on the credit their first sends
+ * took (sird.h), so only the queue's packets count. */
+static void tx_epoch(struct sird *s, struct sird_txt *t)
+{
+	if (!t->c.open)
+		eqt_tx_open(&t->c, 0);
+	if (t->ep_began && t->ep_isn == t->c.isn)
+		return;
+	t->ep_began = true;
+	t->ep_isn = t->c.isn;
+	s->held -= held_of(t);
+	t->granted = t->spent = t->asked = t->told = 0;
+	for (int c = 0; c < EQT_NCLS; c++)
+		for (const struct eqt_pkt *p = t->c.q[c].head; p; p = p->next)
+			if (!(p->flags & SIRD_PF_UNSCHED))
+				t->asked += p->len;
+}
+
+int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now)
+{
+	struct sird_txt *t = sird_tx_get(s, peer, now);
+	struct eqt_q *q;
+	bool quiet;
+
+	if (!t) {
+		eqt_pkt_put(s->pool, p);
+		return -ENOBUFS;
+	}
+	q = &t->c.q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER];
+	/* The edge queue is the host's: beyond its limit the packet is
+	 * dropped, counted, and the inner transport repairs it. */
+	if (q->pkts >= s->cfg.edge_limit) {
+		t->edge_drops++;
+		eqt_pkt_put(s->pool, p);
+		return -ENOBUFS;
+	}
+	/* A burst begins when nothing waits and nothing is in flight: its
+	 * first min(BDP, UnschT) bytes go without credit (the tunnel knows
+	 * no message sizes: a burst is what comes while it is busy). */
+	quiet = !eqt_tx_backlog(&t->c) && !t->c.infl.n;
+	tx_epoch(s, t);
+	if (quiet) {
+		uint64_t bdp = tx_bdp(s, t), u = sird_bdps(bdp, s->cfg.unsch_bdps);
+
+		t->unsch_left = u < bdp ? u : bdp;
+	}
+	p->tx_count = 0;
+	p->t_ns = now;
+	if (p->len <= t->unsch_left) {
+		p->flags |= SIRD_PF_UNSCHED;
+		t->unsch_left -= p->len;
+	} else {
+		p->flags &= (uint8_t)~SIRD_PF_UNSCHED;
+		t->unsch_left = 0;	/* the rest of the burst is scheduled */
+		t->asked += p->len;
+	}
+	eqt_q_push(q, p);
+	t->last_use_ns = now;
+	return 0;
+}
+
+/* Credit in a PULL, ACK or NACK: the receiver's count of what it granted
+ * this epoch.  Never more than we asked for: a count beyond it is not the
+ * receiver's (docs/security.md), and changes nothing. */
+static void take_credit(struct sird *s, struct sird_txt *t, const struct eqt_hdr *h, uint64_t now)
+{
+	int32_t up;
+
+	if (!(h->opts & EQT_OPT(EQ_OPT_CREDIT)))
+		return;
+	up = (int32_t)(h->credit - t->granted);
+	if (up <= 0)
+		return;		/* old news: a later count came first */
+	if ((int32_t)(h->credit - t->asked) > 0) {
+		t->pub.bad_credit++;
+		return;
+	}
+	t->granted = h->credit;
+	s->held += (uint32_t)up;
+	t->credit_at = now;
+}
+
+/* An ACK, NACK, PULL or RST from the receiver of our tunnel to peer: true
+ * if it was within what this tunnel sent (nothing a spoofer off the path
+ * could guess), and then taken. */
+bool sird_tx_control(struct sird *s, uint32_t peer, const struct eqt_hdr *h, uint64_t now)
+{
+	struct sird_txt *t = s->tx[peer];
+	bool rst = h->type == EQ_T_RST;
+	struct eqt_tx_acked a;
+
+	if (!t)
+		return false;
+	switch (eqt_tx_check(&t->c, rst, rst ? h->pull : h->seq_ack, h->pull)) {
+	case EQT_TX_ADMIT:
+		break;
+	case EQT_TX_OLD_EPOCH:
+		return true;	/* late, changes nothing */
+	default:
+		return false;
+	}
+	t->last_use_ns = now;
+	switch (h->type) {
+	case EQ_T_ACK:
+		eqt_tx_ack(&t->c, h->seq_ack, h->pull, s->pool, s->cfg.rto_ns, now, &a);
+		break;
+	case EQ_T_PULL:
+		/* Credit, with the receiver's cumulative ack: it answers a
+		 * SYN as an ACK would. */
+		eqt_tx_cum(&t->c, h->pull, s->pool, now, &a);
+		break;
+	case EQ_T_NACK:
+		eqt_tx_nack(&t->c, h->seq_ack);
+		break;
+	case EQ_T_RST:
+		/* The receiver has no state for this epoch: what was in
+		 * flight goes first in a new one past its floor, and the
+		 * counts start again. */
+		if (eqt_tx_reset(&t->c, h->seq_ack))
+			tx_epoch(s, t);
+		return true;
+	default:
+		return false;
+	}
+	take_credit(s, t, h, now);
+	return true;
+}
+
+/* A request without DATA: the epoch's asked count (and, to the receiver,
+ * where it stands in our numbering: an RTS is admitted as DATA is), with
+ * our base RTT, on which the receiver sizes its bucket. */
+static void ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
+{
+	struct eqt_hdr h = { .type = EQ_T_RTS };
+
+	tx_epoch(s, t);
+	h.flags = t->c.syn ? EQ_F_SYN : 0;
+	h.seq_ack = t->c.syn ? t->c.isn : t->c.next_seq;
+	h.pull = t->asked;
+	h.aux = t->c.min_rtt_ns < UINT32_MAX ? (uint32_t)t->c.min_rtt_ns : UINT32_MAX;
+	if (t->c.min_rtt_ns)
+		t->rtt_told = t->c.min_rtt_ns;
+	t->told = t->asked;
+	t->rts_at = now;
+	t->pub.rts_sent++;
+	s->io.send_ctl(s->io.ctx, peer, &h);
+}
+
+/* After the arbiter sent what it could: a request for credit no DATA
+ * carried, one the receiver did not answer within an RTO (it or its
+ * credit was lost), or a base RTT the receiver should hear (it fell by
+ * an eighth or more).  The time of the next look. */
+static uint64_t tx_ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
+{
+	uint64_t last = t->rts_at > t->credit_at ? t->rts_at : t->credit_at;
+	uint64_t rto = eqt_rtt_rto(&t->c.rtt, s->cfg.rto_ns);
+	bool unanswered = t->asked != t->granted;
+	bool rtt_news = t->c.min_rtt_ns && (!t->rtt_told || t->c.min_rtt_ns * 8 < t->rtt_told * 7);
+
+	if (!eqt_tx_backlog(&t->c) && !rtt_news)
+		return EQT_NO_DEADLINE;
+	if (t->asked != t->told || (rtt_news && unanswered) || (unanswered && now >= last + rto))
+		ask(s, peer, t, now);
+	if (t->asked == t->granted)
+		return EQT_NO_DEADLINE;
+	last = t->rts_at > t->credit_at ? t->rts_at : t->credit_at;
+	return last + rto;
+}
+
+uint64_t sird_tx_timers(struct sird *s, uint32_t peer, uint64_t now)
+{
+	struct sird_txt *t = s->tx[peer];
+
+	if (!t)
+		return EQT_NO_DEADLINE;
+	/* A timeout: what was in flight goes again, on its first credit. */
+	eqt_tx_timeout(&t->c, s->cfg.rto_ns, now);
+	/* Credit held with nothing to spend it on, for long: its receiver
+	 * took it back (receiver.c), so it is gone here too. */
+	if (held_of(t) && !eqt_tx_backlog(&t->c) && !t->c.infl.n &&
+	    now > t->last_use_ns + 4 * s->cfg.rto_ns) {
+		s->held -= held_of(t);
+		t->spent = t->granted;
+	}
+	return eqt_tx_deadline(&t->c);
+}
+
+/* May q's head go now: a resend (on its first send's credit), a burst's
+ * unscheduled bytes, or credit held for it. */
+static bool may_go(const struct sird_txt *t, const struct eqt_q *q)
+{
+	const struct eqt_pkt *p = q->head;
+
+	if (q == &t->c.rtx || (p->flags & SIRD_PF_UNSCHED))
+		return true;
+	return held_of(t) >= p->len;
+}
+
+/* The wire arbiter's question: the first peer of class c from `from` on
+ * whose head packet may go. */
+static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, bool *queued)
+{
+	struct sird *s = ctx;
+	uint32_t n = s->cfg.npeers, live = eqt_live_count(s->tx_live, n), peer = from;
+
+	*queued = false;
+	for (uint32_t i = 0; i < live; i++, peer++) {
+		struct sird_txt *t;
+		struct eqt_q *q;
+
+		peer = eqt_live_next(s->tx_live, NULL, n, peer);
+		t = s->tx[peer];
+		if (!t || !(q = eqt_tx_head(&t->c, c)))
+			continue;
+		*queued = true;
+		if (!may_go(t, q) || !eqt_tx_syn_room(&t->c, q))
+			continue;
+		*head = q;
+		return peer;
+	}
+	return n;
+}
+
+static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
+{
+	struct sird *s = ctx;
+	struct sird_txt *t = s->tx[peer];
+	bool resend = q == &t->c.rtx;
+	struct eqt_hdr h;
+	struct eqt_pkt *p;
+
+	tx_epoch(s, t);
+	p = eqt_tx_take(&t->c, q, &h, s->pool, s->cfg.rto_ns, now);
+	if (!p)
+		return;
+	if (p->flags & SIRD_PF_UNSCHED) {
+		h.flags |= EQ_F_UNSCHED;
+		if (!resend)
+			t->pub.unsched_bytes += p->len;
+	} else if (!resend) {
+		t->spent += p->len;
+		s->held -= p->len;
+		t->pub.sched_bytes += p->len;
+	}
+	h.ect = 1;	/* the fabric marks, the receiver's limits react */
+	h.pull = t->asked;
+	t->told = t->asked;
+	/* Informed overcommitment: the receivers hear that this host holds
+	 * more of their credit than it can spend. */
+	if (s->held > sird_bdps(tx_bdp(s, t), s->cfg.sthr_bdps)) {
+		h.flags |= EQ_F_CSN;
+		t->pub.csn_sent++;
+	}
+	t->last_use_ns = now;
+	s->io.send_data(s->io.ctx, peer, p, &h);
+}
+
+uint64_t sird_tx_arbiter(struct sird *s, uint64_t now)
+{
+	const struct eqt_arbiter_io io = { s, pick, send_head };
+	uint64_t next = eqt_arbiter_run(&s->arbiter, &io, now);
+	uint32_t n = s->cfg.npeers, live = eqt_live_count(s->tx_live, n), peer = 0;
+
+	for (uint32_t i = 0; i < live; i++, peer++) {
+		uint64_t t;
+
+		peer = eqt_live_next(s->tx_live, NULL, n, peer);
+		t = tx_ask(s, peer, s->tx[peer], now);
+		if (t < next)
+			next = t;
+	}
+	return next;
+}
