@@ -77,9 +77,15 @@ int sird_rx_set_bdp(struct sird_rx *r, uint64_t bdp)
 		for (int k = 0; k < SIRD_NSIG; k++) {
 			struct sird_bucket *b = &r->s[i].lim.b[k];
 			/* Q16 bytes scaled by new/old; 128-bit: a bucket of a
-			 * BDP of 16 MB in Q16 times 16 MB overflows 64 bits. */
+			 * BDP of 16 MB in Q16 times 16 MB overflows 64 bits.
+			 * Never under a grain (the new BDP is one at least):
+			 * a sender whose limit is less is granted nothing
+			 * once its share is 0 (eligible()), and no DATA then
+			 * comes to raise it.  The AIMD alone keeps a bucket
+			 * above 1.4 grains (W/2 + MTU²/W at the least). */
 			unsigned __int128 w = (unsigned __int128)b->w * bdp / old;
-			uint64_t lo = p.floor[k] << 16, hi = bdp << 16;
+			uint64_t lo = (p.floor[k] > r->grain ? p.floor[k] : r->grain) << 16,
+				 hi = bdp << 16;
 
 			b->w = w > hi ? hi : w < lo ? lo : (uint64_t)w;
 		}

@@ -134,19 +134,31 @@ static void take_ask(struct sird *s, struct sird_rxt *r, uint32_t peer, uint32_t
 		sird_rx_want(&s->credit, (uint32_t)r->slot, (uint32_t)d);
 }
 
-/* A sender's base RTT: the bucket and the limits run on the largest
- * reported (unless one is configured), up to an RTO. */
+/* A sender's base RTT: the bucket and the limits run on the largest of
+ * the senders' latest reports (unless one is configured), up to an RTO.
+ * The largest of the latest, not of all: a sender's first sample can
+ * include a queue (an incast's unscheduled bursts), and it reports again
+ * when its minimum falls (sender.c), which must bring B down with it. */
 static void take_rtt(struct sird *s, struct sird_rxt *r, uint32_t rtt_ns)
 {
-	uint64_t rtt = rtt_ns < s->cfg.rto_ns ? rtt_ns : s->cfg.rto_ns;
+	uint64_t rtt = rtt_ns < s->cfg.rto_ns ? rtt_ns : s->cfg.rto_ns, max = 0;
+	uint32_t n = s->cfg.npeers, live, peer = 0;
 
 	if (!rtt)
 		return;
 	r->rtt_ns = rtt;
-	if (s->cfg.base_rtt_ns || rtt <= s->rtt_max)
+	if (s->cfg.base_rtt_ns)
 		return;
-	s->rtt_max = rtt;
-	if (!sird_rx_set_bdp(&s->credit, sird_bdp_of(s, rtt)))
+	live = eqt_live_count(s->rx_live, n);
+	for (uint32_t i = 0; i < live; i++, peer++) {
+		peer = eqt_live_next(s->rx_live, NULL, n, peer);
+		if (s->rx[peer]->rtt_ns > max)
+			max = s->rx[peer]->rtt_ns;
+	}
+	if (max == s->rtt_max)
+		return;
+	s->rtt_max = max;
+	if (!sird_rx_set_bdp(&s->credit, sird_bdp_of(s, max)))
 		s->bdp = s->credit.p.bdp;
 }
 

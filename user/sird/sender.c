@@ -98,6 +98,13 @@ static void tx_epoch(struct sird *s, struct sird_txt *t)
 	t->ep_isn = t->c.isn;
 	s->held -= held_of(t);
 	t->granted = t->spent = t->asked = t->told = 0;
+	t->rts_sent = false;
+	/* What an RST sent back to go again (eqt_tx_reset()) went on the last
+	 * epoch's credit, which the receiver gave back (rx_epoch(), or it
+	 * restarted): it goes on none of this one's, and says so, or its
+	 * arrival would return credit granted for other packets. */
+	for (struct eqt_pkt *p = t->c.rtx.head; p; p = p->next)
+		p->flags |= SIRD_PF_UNSCHED;
 	for (int c = 0; c < EQT_NCLS; c++)
 		for (const struct eqt_pkt *p = t->c.q[c].head; p; p = p->next)
 			if (!(p->flags & SIRD_PF_UNSCHED))
@@ -179,6 +186,17 @@ bool sird_tx_control(struct sird *s, uint32_t peer, const struct eqt_hdr *h, uin
 
 	if (!t)
 		return false;
+	/* An RST an RTS drew echoes the seq the RTS said: the next to number,
+	 * which no packet carried yet, and the core's check refuses it.  Ours
+	 * if it is just what our last RTS of the epoch said (else a receiver
+	 * that restarted while we waited for credit with nothing in flight
+	 * would answer every RTS with an RST we refuse, for ever). */
+	if (rst && t->c.open && t->rts_sent && h->pull == t->rts_seq && h->pull == t->c.next_seq) {
+		t->last_use_ns = now;
+		if (eqt_tx_reset(&t->c, h->seq_ack))
+			tx_epoch(s, t);
+		return true;
+	}
 	switch (eqt_tx_check(&t->c, rst, rst ? h->pull : h->seq_ack, h->pull)) {
 	case EQT_TX_ADMIT:
 		break;
@@ -230,6 +248,8 @@ static void ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
 		t->rtt_told = t->c.min_rtt_ns;
 	t->told = t->asked;
 	t->rts_at = now;
+	t->rts_seq = h.seq_ack;
+	t->rts_sent = true;
 	t->pub.rts_sent++;
 	s->io.send_ctl(s->io.ctx, peer, &h);
 }

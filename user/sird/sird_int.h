@@ -26,6 +26,8 @@ struct sird_txt {
 	uint32_t		spent;		/* ... and sent on */
 	uint64_t		unsch_left;	/* the burst's unscheduled bytes left */
 	uint64_t		rts_at;		/* the last request sent */
+	uint32_t		rts_seq;	/* ... the seq it said */
+	bool			rts_sent;	/* ... in this epoch */
 	uint64_t		credit_at;	/* the last credit that came */
 	uint64_t		rtt_told;	/* the base RTT the receiver heard */
 	uint64_t		edge_drops, last_use_ns;

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SIRD as a scheme, end to end in one process: N senders and one
+ * receiver (each a sird instance with its own pool and a mocked clock)
+ * joined by a model fabric: 10 us of propagation each way and, towards
+ * the receiver, one bottleneck port at the link rate that CE-marks DATA
+ * queued above K packets and trims DATA above a threshold (or drops it,
+ * for a fabric that cannot trim); DATA can also be lost on the way.
+ * Control packets (RTS, PULL, ACK, NACK, RST) and trimmed headers are
+ * not queued at the port: a switch gives them priority.
+ *
+ * Checked after every event: the receiver grants nothing beyond B, b is
+ * the sum of the senders' shares, what a sender holds unspent is never
+ * more than the receiver counts outstanding to it (else the receiver
+ * under-counts and grants beyond B in truth), and no sender's limit is
+ * under a grain (it would never be granted again).  And per test: a new
+ * burst's first BDP goes unscheduled and the rest on credit, every
+ * packet delivered exactly once and in order, the incast's queue bounded
+ * by the overcommitment and the unscheduled bursts and B sized on the
+ * fabric's base RTT, fair completion, an RTS first with UnschT 0, losses
+ * repaired without a trimming switch, forged credit ignored, csn from a
+ * sender that cannot spend its credit, and a receiver restart survived,
+ * mid-transfer or while a sender waits for credit; credit all back to 0
+ * at the end, every packet back in its pool.
+ */
+#include "testlib.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "edgeq/wire.h"
+#include "sird.h"
+#include "sird_int.h"
+
+#define MAXS	9
+#define MTU	1500
+#define RATE	1000000000ULL
+#define PROP	10000ULL
+#define NPKT	700			/* ~1 MB per sender */
+/* A packet is a whole frame (eqt_pkt.len): an MTU of IP and its
+ * Ethernet header, which is also the receiver's credit grain (scheme.c);
+ * on the wire the link's framing comes on top. */
+#define FRAME	(MTU + 14)
+#define WIRE(len)	((uint64_t)(len) + EQ_ETH_FRAMING)
+#define SER(len)	(WIRE(len) * 8 * 1000000000ULL / RATE)	/* at the port */
+#define MARK_AT	8			/* the port's ECN threshold, packets */
+#define TRIM_AT	64			/* ... and where it trims */
+#define RTO	1000000ULL
+/* What the sender's BDP is before any RTT sample (sender.c: 50 us). */
+#define BDP_GUESS	(RATE / 8 * 50000 / 1000000000ULL)
+/* The fabric's base RTT, a full frame's (DATA: to the port, through it,
+ * to the receiver; its ACK back), and its BDP: 52.3 us, 6,538 bytes. */
+#define BASE_RTT	(4 * PROP + SER(FRAME))
+#define BDP_TRUE	(RATE / 8 * BASE_RTT / 1000000000ULL)
+
+struct ev {
+	uint64_t	t;
+	int		to;		/* 0..n-1 senders, MAXS the receiver */
+	int		from;
+	struct eqt_hdr	h;
+	uint16_t	len;
+	uint32_t	id;
+};
+
+static struct sim {
+	struct ev	*ev;
+	size_t		nev, cap;
+	uint64_t	now;
+	int		n;
+	struct sird	*s[MAXS], *r;
+	struct eqt_pool	sp[MAXS], rp;
+	uint64_t	port_free;
+	uint32_t	port_q, port_qmax, trim_at, trims, drops, marks, data_lost;
+	uint32_t	refused;	/* control packets a sender did not take */
+	uint64_t	q_area, q_last;		/* the queue's time integral */
+	bool		drop_tail;
+	double		data_loss;
+	uint32_t	got[MAXS], dups[MAXS], ooo[MAXS];
+	uint8_t		seen[MAXS][NPKT];
+	uint64_t	done_at[MAXS];
+	int		first[MAXS];	/* the type of what each sender sent first */
+	uint32_t	data_sent[MAXS], rts[MAXS];
+	int		unsched_hi;	/* the highest id that went unscheduled first */
+	uint64_t	b_max, b_prev;	/* the bucket's most; b after the last event */
+	uint32_t	over_b;		/* events after which b > B (B fell) */
+	uint64_t	lim_min;	/* sender 0's least limit */
+	uint32_t	sent_ep[MAXS][NPKT];	/* the epoch of each packet's first send, + 1 */
+	uint32_t	stale;		/* resends of an earlier epoch that claimed credit */
+} S;
+
+static void push(struct ev e)
+{
+	if (S.nev == S.cap) {
+		S.cap = S.cap ? S.cap * 2 : 1024;
+		S.ev = realloc(S.ev, S.cap * sizeof(*S.ev));
+	}
+	size_t i = S.nev++;
+
+	while (i && S.ev[i - 1].t > e.t) {
+		S.ev[i] = S.ev[i - 1];
+		i--;
+	}
+	S.ev[i] = e;
+}
+
+static void queue_to(uint32_t q)
+{
+	S.q_area += (uint64_t)S.port_q * (S.now - S.q_last);
+	S.q_last = S.now;
+	S.port_q = q;
+	if (q > S.port_qmax)
+		S.port_qmax = q;
+}
+
+static void sent_first(int i, uint8_t type)
+{
+	if (S.first[i] < 0)
+		S.first[i] = type;
+}
+
+static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h)
+{
+	int i = (int)(intptr_t)ctx;
+	struct ev e = { .to = MAXS, .from = i, .h = *h, .len = p->len };
+	uint64_t arrive = S.now + PROP, start;
+	uint32_t ep;
+
+	assert_int_equal(peer, 0);
+	assert_int_equal(h->type, EQ_T_DATA);
+	assert_true(h->ect);		/* the fabric is to mark it, not drop it */
+	assert_false(h->path_set);	/* SIRD has no paths of its own */
+	sent_first(i, EQ_T_DATA);
+	S.data_sent[i]++;
+	memcpy(&e.id, p->data, 4);
+	/* A packet sent again in a later epoch than its first send (an RST
+	 * sent it back) went on that epoch's credit, not on this one's: it
+	 * must say so (unscheduled), or it returns credit the receiver
+	 * granted for another. */
+	ep = S.s[i]->tx[0]->ep_isn + 1;		/* 0: not sent yet */
+	if (S.sent_ep[i][e.id] && S.sent_ep[i][e.id] != ep && !(h->flags & EQ_F_UNSCHED))
+		S.stale++;
+	if (!S.sent_ep[i][e.id])
+		S.sent_ep[i][e.id] = ep;
+	if ((h->flags & EQ_F_UNSCHED) && !(h->flags & EQ_F_RTX) && (int)e.id > S.unsched_hi)
+		S.unsched_hi = (int)e.id;
+	if (S.data_loss > 0 && rnd32() % 10000 < S.data_loss * 10000) {
+		S.data_lost++;
+		return;
+	}
+	if (S.port_q >= S.trim_at) {
+		if (S.drop_tail) {
+			S.drops++;
+			return;
+		}
+		e.h.type = EQ_T_TRIMMED;
+		S.trims++;
+		e.t = arrive + PROP + SER(64);
+		push(e);
+		return;
+	}
+	if (S.port_q >= MARK_AT) {
+		e.h.ce = 1;
+		S.marks++;
+	}
+	start = arrive > S.port_free ? arrive : S.port_free;
+	S.port_free = start + SER(p->len);
+	queue_to(S.port_q + 1);
+	e.t = S.port_free + PROP;
+	push(e);
+}
+
+/* A sender's control packets are its requests for credit. */
+static void s_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
+{
+	int i = (int)(intptr_t)ctx;
+
+	assert_int_equal(peer, 0);
+	assert_int_equal(h->type, EQ_T_RTS);
+	assert_false(h->path_set);
+	sent_first(i, EQ_T_RTS);
+	S.rts[i]++;
+	push((struct ev){ .t = S.now + 2 * PROP, .to = MAXS, .from = i, .h = *h });
+}
+
+/* Nothing goes up at a sender, and the receiver sends no DATA. */
+static void s_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p) { fail(); }
+static void r_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt_hdr *h) { fail(); }
+
+static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
+{
+	(void)ctx;
+	assert_true(peer < (uint32_t)S.n);
+	assert_false(h->path_set);
+	if (h->type == EQ_T_RST)
+		assert_int_equal(h->opts, 0);
+	else	/* PULL, ACK, NACK: each with the receiver's credit count */
+		assert_true(h->opts & EQT_OPT(EQ_OPT_CREDIT));
+	push((struct ev){ .t = S.now + 2 * PROP, .to = (int)peer, .from = MAXS, .h = *h });
+}
+
+static void r_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
+{
+	uint32_t id;
+
+	(void)ctx;
+	memcpy(&id, p->data, 4);
+	assert_true(peer < (uint32_t)S.n && id < NPKT);
+	if (S.seen[peer][id]++) {
+		S.dups[peer]++;
+	} else {
+		if (id != S.got[peer])
+			S.ooo[peer]++;
+		S.got[peer]++;
+	}
+	if (S.got[peer] == NPKT && !S.done_at[peer])
+		S.done_at[peer] = S.now;
+}
+
+static struct sird_cfg cfg(uint64_t loss_ns)
+{
+	return (struct sird_cfg){
+		.link_bps = RATE, .mtu = MTU, .framing = EQ_ETH_FRAMING, .npeers = MAXS,
+		.edge_limit = 1000, .reorder_limit = 256, .reorder_ns = 4000000,
+		.loss_ns = loss_ns, .rto_ns = RTO, .drr_quantum = 3000,
+		.idle_ns = 10000000000ULL, .b_bdps = SIRD_ONE * 3 / 2, .sthr_bdps = SIRD_ONE / 2,
+		.unsch_bdps = SIRD_ONE, .rho_pct = 95, .policy = SIRD_ROUND_ROBIN,
+	};
+}
+
+/* Senders with sc, the receiver with rc. */
+static void setup_with(int n, const struct sird_cfg *sc, const struct sird_cfg *rc)
+{
+	memset(&S, 0, sizeof(S));
+	S.n = n;
+	S.trim_at = TRIM_AT;
+	S.lim_min = UINT64_MAX;
+	S.unsched_hi = -1;
+	for (int i = 0; i < MAXS; i++)
+		S.first[i] = -1;
+	for (int i = 0; i < n; i++) {
+		struct eqt_io io = { (void *)(intptr_t)i, s_data, s_ctl, s_deliver, NULL };
+
+		assert_int_equal(eqt_pool_init(&S.sp[i], 4096), 0);
+		S.s[i] = sird_new(sc, &io, &S.sp[i], 0, 1000 + i);
+		assert_non_null(S.s[i]);
+	}
+	struct eqt_io rio = { NULL, r_data, r_ctl, r_deliver, NULL };
+
+	assert_int_equal(eqt_pool_init(&S.rp, 4096), 0);
+	S.r = sird_new(rc, &rio, &S.rp, 0, 7);
+	assert_non_null(S.r);
+}
+
+static void setup(int n, uint64_t loss_ns)
+{
+	struct sird_cfg c = cfg(loss_ns);
+
+	setup_with(n, &c, &c);
+}
+
+/* Every packet the modules took from their pools went back. */
+static void teardown_sim(void)
+{
+	for (int i = 0; i < S.n; i++) {
+		sird_free(S.s[i]);
+		assert_int_equal(S.sp[i].in_use, 0);
+		eqt_pool_fini(&S.sp[i]);
+	}
+	sird_free(S.r);
+	assert_int_equal(S.rp.in_use, 0);
+	eqt_pool_fini(&S.rp);
+	free(S.ev);
+}
+
+static void offer(int i, uint32_t id)
+{
+	struct eqt_pkt *p = eqt_pkt_get(&S.sp[i]);
+
+	assert_non_null(p);
+	p->len = FRAME;
+	p->l3_off = 0;
+	p->flags = 0;
+	memset(p->data, 0, 64);
+	memcpy(p->data, &id, 4);
+	p->cls = EQT_CLS_TCP;
+	assert_int_equal(sird_local(S.s[i], 0, p, S.now), 0);
+}
+
+static void offer_all(void)
+{
+	for (int i = 0; i < S.n; i++)
+		for (uint32_t id = 0; id < NPKT; id++)
+			offer(i, id);
+}
+
+/* The credit invariants, after every event. */
+static void check_credit(void)
+{
+	const struct sird_rx *c = sird_credit_of(S.r);
+	uint64_t sum = 0;
+
+	for (int k = 0; k < SIRD_MAX_SENDERS; k++)
+		sum += c->s[k].sb;
+	assert_int_equal(c->b, sum);
+	/* Nothing granted beyond B.  B falls when the senders' base RTTs
+	 * do (receiver.c), below what is outstanding already: then b may
+	 * not grow until it is under B again. */
+	if (c->b > c->B && c->b > S.b_prev)
+		fail_msg("b %llu > B %llu at %llu ns", (unsigned long long)c->b,
+			 (unsigned long long)c->B, (unsigned long long)S.now);
+	S.over_b += c->b > c->B;
+	S.b_prev = c->b;
+	if (c->b > S.b_max)
+		S.b_max = c->b;
+	for (int i = 0; i < S.n; i++) {
+		const struct sird_txt *t = S.s[i]->tx[0];
+		const struct sird_rxt *r = S.r->rx[i];
+		uint64_t lim;
+		int32_t held;
+
+		if (!t || !r || r->slot == SIRD_NO_SLOT)
+			continue;
+		lim = sird_limit_bytes(&c->s[r->slot].lim);
+		if (i == 0 && lim < S.lim_min)
+			S.lim_min = lim;
+		/* A limit under a grain grants a sender with nothing
+		 * outstanding nothing, and no DATA comes to raise it. */
+		if (lim < c->grain)
+			fail_msg("sender %d's limit %llu is under a grain at %llu ns", i,
+				 (unsigned long long)lim, (unsigned long long)S.now);
+		/* Both ends in the same epoch, and the sender busy (idle, the
+		 * receiver takes stale credit back first: receiver.c). */
+		if (!t->c.open || !r->c.est || t->ep_isn != r->c.isn ||
+		    (!eqt_tx_backlog(&t->c) && !t->c.infl.n))
+			continue;
+		held = (int32_t)(t->granted - t->spent);
+		if (held > 0 && (uint64_t)held > c->s[r->slot].sb)
+			fail_msg("sender %d holds %d, its share at the receiver is %llu at %llu ns",
+				 i, held, (unsigned long long)c->s[r->slot].sb,
+				 (unsigned long long)S.now);
+	}
+}
+
+static bool all_done(void)
+{
+	for (int i = 0; i < S.n; i++)
+		if (S.got[i] < NPKT)
+			return false;
+	return true;
+}
+
+/* The simulation until `until` (or, if stop, until everything came); the
+ * receiver forgets everything at flush_at (0: never). */
+static void run(uint64_t until, uint64_t flush_at, bool stop)
+{
+	uint64_t next_tick = S.now;
+
+	while (S.now < until) {
+		uint64_t t = S.nev ? S.ev[0].t : until;
+
+		if (next_tick < t)
+			t = next_tick;
+		if (t > until)
+			break;
+		S.now = t;
+		if (flush_at && S.now >= flush_at) {
+			sird_flush(S.r, MAXS, S.now);	/* the receiver forgets */
+			flush_at = 0;
+		}
+		if (S.nev && S.ev[0].t <= S.now) {
+			struct ev e = S.ev[0];
+
+			memmove(S.ev, S.ev + 1, --S.nev * sizeof(*S.ev));
+			if (e.to == MAXS) {
+				struct eqt_pkt *p = NULL;
+
+				if (e.h.type == EQ_T_DATA) {
+					queue_to(S.port_q - 1);
+					p = eqt_pkt_get(&S.rp);
+					assert_non_null(p);
+					p->len = e.len;
+					p->flags = 0;
+					memcpy(p->data, &e.id, 4);
+				}
+				sird_wire(S.r, (uint32_t)e.from, &e.h, p, S.now);
+			} else if (!sird_wire(S.s[e.to], 0, &e.h, NULL, S.now)) {
+				S.refused++;	/* nothing genuine should be */
+			}
+		}
+		uint64_t d = sird_run(S.r, S.now);
+
+		for (int i = 0; i < S.n; i++) {
+			uint64_t x = sird_run(S.s[i], S.now);
+
+			if (x < d)
+				d = x;
+		}
+		check_credit();
+		next_tick = d > S.now ? d : S.now + 1;
+		if (stop && all_done())
+			break;
+	}
+}
+
+static void expect_complete(bool exact)
+{
+	assert_int_equal(S.refused, 0);
+	for (int i = 0; i < S.n; i++) {
+		assert_int_equal(S.got[i], NPKT);
+		if (exact) {
+			assert_int_equal(S.dups[i], 0);
+			assert_int_equal(S.ooo[i], 0);
+		}
+	}
+}
+
+/* Idle again: the bucket empty, no sender holding or wanting credit. */
+static void expect_credit_back(void)
+{
+	const struct sird_rx *c = sird_credit_of(S.r);
+	struct sird_published own;
+
+	assert_int_equal(c->b, 0);
+	for (int k = 0; k < SIRD_MAX_SENDERS; k++) {
+		assert_int_equal(c->s[k].sb, 0);
+		assert_int_equal(c->s[k].rem, 0);
+	}
+	for (int i = 0; i < S.n; i++) {
+		sird_peer_state(S.s[i], 0, NULL, &own);
+		assert_int_equal(own.credit_held, 0);
+		assert_int_equal(own.credit_wanted, 0);
+	}
+}
+
+/* When the last sender's packets were all delivered, and the first's. */
+static uint64_t last_done(uint64_t *first)
+{
+	uint64_t last = 0, f = UINT64_MAX;
+
+	for (int i = 0; i < S.n; i++) {
+		last = S.done_at[i] > last ? S.done_at[i] : last;
+		f = S.done_at[i] < f ? S.done_at[i] : f;
+	}
+	if (first)
+		*first = f;
+	return last;
+}
+
+static void test_one_sender(void **state)
+{
+	struct sird_published own, rown;
+	/* The burst's unscheduled bytes: min(BDP, UnschT) with UnschT a
+	 * BDP, the 50 us guess's (no sample before the first packet goes),
+	 * in whole packets: a packet goes unscheduled only if it fits. */
+	uint64_t unsched = BDP_GUESS / FRAME * FRAME;
+	double ideal = NPKT * WIRE(FRAME) * 8 / 1e9, bound;
+
+	(void)state;
+	rng_state = 1;
+	setup(1, 0);
+	offer_all();
+	run(2000000000ULL, 0, true);
+	expect_complete(true);
+	run(S.now + 1000000, 0, false);		/* the last ACKs come back */
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	sird_peer_state(S.r, 0, NULL, &rown);
+	/* Credit is paced at 95 % of the link, and a lone sender's limit
+	 * is a BDP: within 1.3 times the wire's time, and a few RTTs. */
+	bound = 1.3 * ideal + 5 * BASE_RTT / 1e9;
+	printf("# one sender: done at %.2f ms (ideal %.2f, %.2fx, bound %.2f), unscheduled %llu, "
+	       "scheduled %llu, RTS %u, queue max %u, marks %u, bucket max %llu of B %llu, "
+	       "BDP %llu\n", S.done_at[0] / 1e6, ideal * 1e3, S.done_at[0] / 1e9 / ideal,
+	       bound * 1e3, (unsigned long long)own.unsched_bytes,
+	       (unsigned long long)own.sched_bytes, S.rts[0], S.port_qmax, S.marks,
+	       (unsigned long long)S.b_max, (unsigned long long)sird_credit_of(S.r)->B,
+	       (unsigned long long)rown.bdp);
+	assert_int_equal(own.unsched_bytes, unsched);		/* the first packets */
+	assert_int_equal(S.unsched_hi, (int)(unsched / FRAME) - 1);
+	assert_int_equal(own.unsched_bytes + own.sched_bytes, (uint64_t)NPKT * FRAME);
+	assert_int_equal(S.trims, 0);
+	assert_true(S.done_at[0] / 1e9 <= bound);
+	expect_credit_back();
+	teardown_sim();
+}
+
+static void test_incast(void **state)
+{
+	const struct sird_rx *c;
+	struct sird_published own;
+	uint64_t unsched = 0, bdp, first, last;
+	double ideal = 8.0 * NPKT * WIRE(FRAME) * 8 / 1e9, mean, spread, qbound;
+
+	(void)state;
+	rng_state = 2;
+	setup(8, 0);
+	offer_all();
+	run(5000000000ULL, 0, true);
+	expect_complete(true);
+	run(S.now + 1000000, 0, false);
+	expect_credit_back();
+	c = sird_credit_of(S.r);
+	sird_peer_state(S.r, 0, NULL, &own);
+	bdp = own.bdp;
+	for (int i = 0; i < S.n; i++) {
+		sird_peer_state(S.s[i], 0, NULL, &own);
+		unsched += own.unsched_bytes;
+	}
+	mean = (double)S.q_area / (double)S.q_last;
+	last = last_done(&first);
+	spread = (double)first / (double)last;
+	/* The port holds at most the credit beyond what the pipe holds,
+	 * B - BDP (the fabric's), and the eight unscheduled bursts that met
+	 * there; plus 2 packets of slack: port_q counts a packet until it
+	 * reaches the receiver, the one being serialised and the one on the
+	 * last 10 us of wire (less than a frame's 12.3 us). */
+	qbound = (double)(c->B - BDP_TRUE) / WIRE(FRAME) + (double)unsched / FRAME + 2;
+	printf("# incast 8->1: first %.2f ms, last %.2f ms (ideal %.2f), first/last %.3f, "
+	       "queue mean %.1f max %u (bound %.1f), marks %u, trims %u, unscheduled %llu pkts, "
+	       "bucket max %llu, B %llu at the end (b over B after %u events), BDP %llu (the "
+	       "fabric's %llu)\n",
+	       first / 1e6, last / 1e6, ideal * 1e3, spread, mean, S.port_qmax,
+	       qbound, S.marks, S.trims, (unsigned long long)(unsched / FRAME),
+	       (unsigned long long)S.b_max, (unsigned long long)c->B, S.over_b,
+	       (unsigned long long)bdp, (unsigned long long)BDP_TRUE);
+	/* The bucket runs on the senders' base RTT, the fabric's (each
+	 * reports its minimum again once it fell by an eighth: sender.c),
+	 * not on a first sample that waited behind the unscheduled bursts. */
+	assert_true(bdp >= BDP_TRUE && bdp <= BDP_TRUE * 8 / 7);
+	assert_true(S.port_qmax <= qbound);
+	assert_true(spread >= 0.8);
+	assert_true(last / 1e9 <= 1.3 * ideal);
+	assert_int_equal(S.trims, 0);
+	teardown_sim();
+}
+
+/* UnschT 0: every byte waits for credit, so the sender's first word is
+ * an RTS. */
+static void test_no_unscheduled(void **state)
+{
+	struct sird_cfg c = cfg(0);
+	struct sird_published own;
+
+	(void)state;
+	rng_state = 3;
+	c.unsch_bdps = 0;
+	setup_with(1, &c, &c);
+	offer_all();
+	run(2000000000ULL, 0, true);
+	expect_complete(true);
+	run(S.now + 1000000, 0, false);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	printf("# UnschT 0: done at %.2f ms, RTS %u, first sent %s\n", S.done_at[0] / 1e6,
+	       S.rts[0], S.first[0] == EQ_T_RTS ? "RTS" : "DATA");
+	assert_int_equal(S.first[0], EQ_T_RTS);
+	assert_int_equal(own.unsched_bytes, 0);
+	assert_int_equal(own.sched_bytes, (uint64_t)NPKT * FRAME);
+	expect_credit_back();
+	teardown_sim();
+}
+
+/* Without a trimming switch: a drop-tail port and 1 % of DATA lost on the
+ * way; the receiver's loss window and the RTO repair it, every resend on
+ * its first send's credit, which comes back when it arrives. */
+static void test_losses_without_trimming(void **state)
+{
+	struct eq_agent_peer v;
+	uint64_t nacks = 0, rtx = 0;
+
+	(void)state;
+	rng_state = 4;
+	setup(4, 200000);
+	S.drop_tail = true;
+	S.trim_at = 12;		/* the four unscheduled bursts overflow it */
+	S.data_loss = 0.01;
+	offer_all();
+	run(10000000000ULL, 0, true);
+	expect_complete(true);
+	for (int i = 0; i < S.n; i++) {
+		sird_peer_state(S.s[i], 0, &v, NULL);
+		nacks += v.rx_nacks;
+		rtx += v.tx_rtx;
+	}
+	/* Quiet for longer than the stale reclaim (4 RTOs). */
+	run(S.now + 6 * RTO, 0, false);
+	printf("# 4->1, drop-tail, 1 %% loss: last %.2f ms, lost %u, dropped %u, NACKs %llu, "
+	       "retransmissions %llu\n", last_done(NULL) / 1e6, S.data_lost, S.drops,
+	       (unsigned long long)nacks, (unsigned long long)rtx);
+	assert_true(S.data_lost > 0);
+	assert_true(S.drops > 0);
+	assert_true(rtx >= S.data_lost + S.drops);
+	assert_true(nacks > 0);
+	expect_credit_back();
+	teardown_sim();
+}
+
+static struct eqt_hdr pull(uint32_t ack, uint32_t cum, uint32_t credit)
+{
+	return (struct eqt_hdr){ .type = EQ_T_PULL, .seq_ack = ack, .pull = cum,
+				 .opts = EQT_OPT(EQ_OPT_CREDIT), .credit = credit };
+}
+
+/* Sender i alone, its clock to `until`: what it sends goes nowhere. */
+static void run_alone(int i, uint64_t until)
+{
+	for (uint64_t t = S.now; t <= until;) {
+		uint64_t d = sird_run(S.s[i], t);
+
+		t = d > t ? d : t + 1;
+	}
+	S.now = until;
+}
+
+/* Credit no receiver granted: a count beyond what the sender asked for
+ * is counted and ignored, a PULL acking no seq of the epoch refused; a
+ * genuine one is then spent, and only it. */
+static void test_forged_credit(void **state)
+{
+	struct eq_agent_peer v;
+	struct sird_published own;
+	struct eqt_hdr h;
+	uint32_t unsched = BDP_GUESS / FRAME, asked = (8 - unsched) * FRAME;
+
+	(void)state;
+	rng_state = 5;
+	setup(1, 0);
+	for (uint32_t id = 0; id < 8; id++)
+		offer(0, id);
+	run_alone(0, 100000);		/* the unscheduled burst goes */
+	assert_int_equal(S.data_sent[0], unsched);
+	sird_peer_state(S.s[0], 0, &v, &own);
+	assert_int_equal(own.credit_wanted, asked);
+
+	/* Beyond what was asked, with the ack the receiver would send. */
+	h = pull(v.tx_next_seq - 1, v.tx_next_seq, asked + FRAME);
+	assert_true(sird_wire(S.s[0], 0, &h, NULL, S.now));
+	run_alone(0, S.now + 100000);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	assert_int_equal(own.bad_credit, 1);
+	assert_int_equal(own.credit_held, 0);
+	assert_int_equal(own.credit_wanted, asked);
+	assert_int_equal(S.data_sent[0], unsched);
+	/* Credit within what was asked, on an ack past what was sent. */
+	h = pull(v.tx_next_seq + 100, v.tx_next_seq + 101, 2 * FRAME);
+	assert_false(sird_wire(S.s[0], 0, &h, NULL, S.now));
+	run_alone(0, S.now + 100000);
+	sird_peer_state(S.s[0], 0, &v, &own);
+	assert_int_equal(v.bad_ack, 1);
+	assert_int_equal(own.credit_held, 0);
+	assert_int_equal(S.data_sent[0], unsched);
+	/* The genuine one: two packets go on it, and no more. */
+	h = pull(v.tx_next_seq - 1, v.tx_next_seq, 2 * FRAME);
+	assert_true(sird_wire(S.s[0], 0, &h, NULL, S.now));
+	run_alone(0, S.now + 100000);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	assert_int_equal(S.data_sent[0], unsched + 2);
+	assert_int_equal(own.credit_held, 0);
+	assert_int_equal(own.credit_wanted, asked - 2 * FRAME);
+	assert_int_equal(own.bad_credit, 1);
+	teardown_sim();
+}
+
+/* A sender whose uplink runs at a quarter of the receiver's link cannot
+ * spend the credit the receiver paces at 95 % of its own: it holds more
+ * than SThr, says so (csn), and the receiver's limit for it falls. */
+static void test_csn(void **state)
+{
+	struct sird_cfg sc = cfg(0), rc = cfg(0);
+	struct sird_published own, rown;
+
+	(void)state;
+	rng_state = 6;
+	sc.link_bps = RATE / 4;
+	setup_with(1, &sc, &rc);
+	offer_all();
+	/* Half way (the uplink takes 34 ms): the limit, while csn comes. */
+	run(15000000, 0, false);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	sird_peer_state(S.r, 0, NULL, &rown);
+	printf("# csn at %.0f ms: csn sent %llu seen %llu of %u DATA, credit held %llu, "
+	       "limit %llu (least %llu) of BDP %llu\n", S.now / 1e6,
+	       (unsigned long long)own.csn_sent, (unsigned long long)rown.csn_seen,
+	       S.data_sent[0], (unsigned long long)own.credit_held,
+	       (unsigned long long)rown.limit, (unsigned long long)S.lim_min,
+	       (unsigned long long)rown.bdp);
+	assert_true(own.csn_sent > 0);
+	assert_true(rown.csn_seen > 0);
+	assert_true(rown.csn_seen <= own.csn_sent);	/* some are on their way */
+	assert_true(rown.limit < rown.bdp);
+	run(2000000000ULL, 0, true);
+	expect_complete(true);
+	printf("# csn: done at %.2f ms (its uplink's time %.2f)\n", S.done_at[0] / 1e6,
+	       NPKT * WIRE(FRAME) * 8 / (RATE / 4.0) * 1e3);
+	run(S.now + 1000000, 0, false);
+	expect_credit_back();
+	teardown_sim();
+}
+
+/* The receiver forgets everything mid-transfer (its agent restarted):
+ * DATA in flight draws RSTs, each sender sends what was in flight again
+ * in a new epoch, on no credit (the new receiver gave none for it), and
+ * asks anew for the rest.  What the receiver delivered before may come
+ * again (its inner transport drops duplicates). */
+static void test_receiver_restart(void **state)
+{
+	struct eq_agent_peer v;
+	uint32_t dups = 0;
+
+	(void)state;
+	rng_state = 7;
+	setup(4, 0);
+	offer_all();
+	run(5000000000ULL, 3000000, true);
+	expect_complete(false);
+	run(S.now + 6 * RTO, 0, false);
+	for (int i = 0; i < S.n; i++) {
+		sird_peer_state(S.s[i], 0, &v, NULL);
+		assert_true(v.rsts >= 1);
+		assert_int_equal(v.bad_rst, 0);
+		dups += S.dups[i];
+	}
+	printf("# receiver restart: last %.2f ms, duplicates %u, refused %u\n",
+	       last_done(NULL) / 1e6, dups, S.refused);
+	assert_int_equal(S.stale, 0);
+	expect_credit_back();
+	teardown_sim();
+}
+
+/* The receiver restarts while its sender, its epoch answered and nothing
+ * in flight, waits for credit (UnschT 0: a new burst asks first).  Its
+ * RTS draws an RST echoing the seq the RTS said, the next to number:
+ * taken (not refused as one no packet carried), the sender starts a new
+ * epoch and asks again. */
+static void test_restart_while_asking(void **state)
+{
+	struct sird_cfg c = cfg(0);
+	struct eq_agent_peer v;
+
+	(void)state;
+	rng_state = 8;
+	c.unsch_bdps = 0;
+	setup_with(1, &c, &c);
+	for (uint32_t id = 0; id < 4; id++)
+		offer(0, id);
+	run(RTO, 0, false);
+	assert_int_equal(S.got[0], 4);
+	sird_peer_state(S.s[0], 0, &v, NULL);
+	assert_int_equal(v.inflight_bytes, 0);
+	sird_flush(S.r, MAXS, S.now);
+	for (uint32_t id = 4; id < NPKT; id++)
+		offer(0, id);
+	run(S.now + 1000000000ULL, 0, true);
+	sird_peer_state(S.s[0], 0, &v, NULL);
+	printf("# restart while asking: done at %.2f ms, RTS %u, RSTs %llu, refused as forged "
+	       "%llu\n", S.done_at[0] / 1e6, S.rts[0], (unsigned long long)v.rsts,
+	       (unsigned long long)v.bad_rst);
+	expect_complete(true);
+	assert_int_equal(v.rsts, 1);
+	assert_int_equal(v.bad_rst, 0);
+	run(S.now + 1000000, 0, false);
+	expect_credit_back();
+	teardown_sim();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_sender),
+		cmocka_unit_test(test_incast),
+		cmocka_unit_test(test_no_unscheduled),
+		cmocka_unit_test(test_losses_without_trimming),
+		cmocka_unit_test(test_forged_credit),
+		cmocka_unit_test(test_csn),
+		cmocka_unit_test(test_receiver_restart),
+		cmocka_unit_test(test_restart_while_asking),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
