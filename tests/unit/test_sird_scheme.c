@@ -85,7 +85,14 @@ static struct sim {
 	uint64_t	lim_min;	/* sender 0's least limit */
 	uint32_t	sent_ep[MAXS][NPKT];	/* the epoch of each packet's first send, + 1 */
 	uint32_t	stale;		/* resends of an earlier epoch that claimed credit */
+	uint32_t	black_lo, black_n;	/* sender 0's ids lost on every send */
 } S;
+
+/* What sender i's receiver can get: all but its black-holed packets. */
+static uint32_t deliverable(int i)
+{
+	return NPKT - (i == 0 ? S.black_n : 0);
+}
 
 static void push(struct ev e)
 {
@@ -145,6 +152,10 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 	if (S.data_loss > 0 && rnd32() % 10000 < S.data_loss * 10000) {
 		S.data_lost++;
 		return;
+	}
+	if (i == 0 && e.id - S.black_lo < S.black_n) {
+		S.data_lost++;
+		return;		/* never arrives, however often it is sent */
 	}
 	if (S.port_q >= S.trim_at) {
 		if (S.drop_tail) {
@@ -211,7 +222,7 @@ static void r_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
 			S.ooo[peer]++;
 		S.got[peer]++;
 	}
-	if (S.got[peer] == NPKT && !S.done_at[peer])
+	if (S.got[peer] == deliverable((int)peer) && !S.done_at[peer])
 		S.done_at[peer] = S.now;
 }
 
@@ -343,7 +354,7 @@ static void check_credit(void)
 static bool all_done(void)
 {
 	for (int i = 0; i < S.n; i++)
-		if (S.got[i] < NPKT)
+		if (S.got[i] < deliverable(i))
 			return false;
 	return true;
 }
@@ -399,6 +410,38 @@ static void run(uint64_t until, uint64_t flush_at, bool stop)
 		if (stop && all_done())
 			break;
 	}
+}
+
+static void expect_credit_back(void);
+
+/* Packets that never arrive, however often they are sent: the reorder
+ * queue gives their gap up, and the credit they went on must come back.
+ * Kept (as it was, seen on the fabric), the sender's share stayed at its
+ * limit with nothing on the way: no grant ever again, the sender asking
+ * for ever.  UnschT 0: every packet goes on credit. */
+static void test_given_up_gap(void **state)
+{
+	struct sird_cfg c = cfg(0);
+	uint64_t done;
+
+	(void)state;
+	c.unsch_bdps = 0;
+	setup_with(1, &c, &c);
+	S.black_lo = 100;
+	S.black_n = 4;		/* about the sender's whole limit (4.3 grains) */
+	offer_all();
+	run(500000000ULL, 0, true);
+	done = S.done_at[0];
+	printf("# a gap of %u given up: done at %.2f ms (the reorder timeout %.1f ms), lost %u\n",
+	       S.black_n, done / 1e6, c.reorder_ns / 1e6, S.data_lost);
+	assert_int_equal(S.got[0], NPKT - S.black_n);
+	assert_int_equal(S.refused, 0);
+	/* Within the gap's timeout and the transfer's time, not an RTO
+	 * backoff or 4 RTOs of silence on top. */
+	assert_true(done > 0 && done < c.reorder_ns + 20000000ULL);
+	run(S.now + 8 * RTO, 0, false);
+	expect_credit_back();
+	teardown_sim();
 }
 
 static void expect_complete(bool exact)
@@ -771,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_csn),
 		cmocka_unit_test(test_receiver_restart),
 		cmocka_unit_test(test_restart_while_asking),
+		cmocka_unit_test(test_given_up_gap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

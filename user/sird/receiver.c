@@ -268,17 +268,36 @@ void sird_rx_lost(void *ctx, uint32_t peer, uint32_t seq)
 uint64_t sird_rx_timers(struct sird *s, uint32_t peer, uint64_t now)
 {
 	struct sird_rxt *r = s->rx[peer];
+	uint64_t next;
 
 	if (!r)
 		return EQT_NO_DEADLINE;
-	/* Credit granted and not used for long, with nothing more wanted:
-	 * its packets were given up, or the sender has nothing to spend it
-	 * on (and drops it too: sender.c).  Back to the bucket, so that it
-	 * returns to 0 when all is idle. */
-	if (r->slot != SIRD_NO_SLOT && s->credit.s[r->slot].sb && !s->credit.s[r->slot].rem &&
-	    now > r->last_data_ns + 4 * s->cfg.rto_ns)
+	/* Credit granted and unused for long: no DATA for 4 RTOs.  Its
+	 * packets were lost for good (the reorder queue gives their gap up
+	 * once later ones come, which they cannot while this credit holds the
+	 * sender's share at its limit: a stall seen on the fabric, with 2
+	 * grains of a limit of 2.7 lost and the sender asking for ever), or
+	 * the sender has nothing to spend it on (and drops it too: sender.c),
+	 * or its grants were lost (the next count brings them, and the sender
+	 * spends them beyond what we count: once, and less than its limit).
+	 * Back to the bucket, so that it returns to 0 when all is idle and a
+	 * sender that still asks is granted again.  Not per given-up gap as
+	 * well: what this rule took back already would be taken twice. */
+	if (r->slot != SIRD_NO_SLOT && s->credit.s[r->slot].sb &&
+	    now > r->last_data_ns + 4 * s->cfg.rto_ns) {
 		sird_rx_reclaim(&s->credit, (uint32_t)r->slot, s->credit.s[r->slot].sb);
-	return eqt_reorder_timers(&r->c.q, &s->rio, peer, now);
+		/* The silence starts again: what is granted from now on is
+		 * on its way, not lost. */
+		r->last_data_ns = now;
+	}
+	next = eqt_reorder_timers(&r->c.q, &s->rio, peer, now);
+	if (r->slot != SIRD_NO_SLOT && s->credit.s[r->slot].sb) {
+		uint64_t silent = r->last_data_ns + 4 * s->cfg.rto_ns + 1;
+
+		if (silent < next)
+			next = silent;
+	}
+	return next;
 }
 
 static bool anyone_wants(const struct sird *s)

@@ -248,7 +248,8 @@ void sird_peer_state(const struct sird *s, uint32_t peer, struct eq_agent_peer *
 			v->tx_next_seq = t->c.next_seq;
 			v->tx_cum_ack = t->c.cum_ack;
 		}
-		v->bdp = (uint32_t)s->bdp;
+		/* A sender's own BDP (its RTT), else what our credit runs on. */
+		v->bdp = (uint32_t)(t ? sird_tx_bdp(s, t) : s->bdp);
 		if (r) {
 			v->rx_expected = r->c.q.expected;
 			v->reorder_pkts = r->c.q.n;

@@ -17,7 +17,7 @@
 
 /* What this tunnel's BDP is: the configured base RTT's, else the lowest
  * it measured, else the configured `bdp`, else a guess. */
-static uint64_t tx_bdp(const struct sird *s, const struct sird_txt *t)
+uint64_t sird_tx_bdp(const struct sird *s, const struct sird_txt *t)
 {
 	if (s->cfg.base_rtt_ns)
 		return sird_bdp_of(s, s->cfg.base_rtt_ns);
@@ -48,7 +48,7 @@ struct sird_txt *sird_tx_get(struct sird *s, uint32_t peer, uint64_t now)
 	/* A peer's first tunnel numbers from a random epoch; a later one
 	 * past what the last used (core/epoch.h). */
 	seq0 = s->last_seq[peer] ? s->last_seq[peer] : eqt_epoch_first((uint32_t)eqt_rand(&s->rng));
-	if (eqt_tx_init(&t->c, 2 * (uint32_t)(tx_bdp(s, t) / s->cfg.mtu + 1), seq0)) {
+	if (eqt_tx_init(&t->c, 2 * (uint32_t)(sird_tx_bdp(s, t) / s->cfg.mtu + 1), seq0)) {
 		free(t);
 		return NULL;
 	}
@@ -135,7 +135,7 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	quiet = !eqt_tx_backlog(&t->c) && !t->c.infl.n;
 	tx_epoch(s, t);
 	if (quiet) {
-		uint64_t bdp = tx_bdp(s, t), u = sird_bdps(bdp, s->cfg.unsch_bdps);
+		uint64_t bdp = sird_tx_bdp(s, t), u = sird_bdps(bdp, s->cfg.unsch_bdps);
 
 		t->unsch_left = u < bdp ? u : bdp;
 	}
@@ -355,7 +355,7 @@ static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
 	t->told = t->asked;
 	/* Informed overcommitment: the receivers hear that this host holds
 	 * more of their credit than it can spend. */
-	if (s->held > sird_bdps(tx_bdp(s, t), s->cfg.sthr_bdps)) {
+	if (s->held > sird_bdps(sird_tx_bdp(s, t), s->cfg.sthr_bdps)) {
 		h.flags |= EQ_F_CSN;
 		t->pub.csn_sent++;
 	}

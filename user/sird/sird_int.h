@@ -84,6 +84,7 @@ static inline uint64_t sird_bdps(uint64_t bdp, uint32_t q16)
 
 /* sender.c */
 struct sird_txt *sird_tx_get(struct sird *s, uint32_t peer, uint64_t now);
+uint64_t sird_tx_bdp(const struct sird *s, const struct sird_txt *t);	/* the sender's */
 void sird_tx_free(struct sird *s, uint32_t peer);
 void sird_tx_show(struct sird *s, uint32_t peer);
 int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now);
