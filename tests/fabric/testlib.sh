@@ -74,7 +74,7 @@ ft_agent_sum() {
 		local pins
 		pins="/sys/fs/bpf/edgeq/eth0@ns$(stat -Lc %i "/run/netns/$FT_NAME-$h")"
 		# The tunnel's state and each scheme's own (their fields differ).
-		for m in eq_agent_peers eq_eqds_peers eq_smartt_peers; do
+		for m in eq_agent_peers eq_eqds_peers eq_smartt_peers eq_sird_peers; do
 			nsenter --net="/run/netns/$FT_NAME-$h" bpftool map dump pinned "$pins/$m" -j 2>/dev/null
 		done | jq -rs "[.[] | arrays | .[] | .formatted.value] | [$q] | @tsv" 2>/dev/null
 	done | awk -v n=$# '{ for (i = 1; i <= n; i++) s[i] += $i }
