@@ -217,6 +217,11 @@ $(OUT)/tests/fuzz/fuzz_smartt: tests/fuzz/fuzz_smartt.c $(wildcard user/core/*.[
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -Iuser/smartt -o $@ tests/fuzz/fuzz_smartt.c \
 		$(wildcard user/core/*.c user/smartt/*.c)
+$(OUT)/tests/fuzz/fuzz_sird: tests/fuzz/fuzz_sird.c $(wildcard user/core/*.[ch] user/sird/*.[ch] \
+			     include/edgeq/*.h) | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -Iuser/sird -o $@ tests/fuzz/fuzz_sird.c \
+		$(wildcard user/core/*.c user/sird/*.c)
 
 # The next control loops' rules (user/smartt, user/sird).
 $(OUT)/tests/fuzz/fuzz_rules: tests/fuzz/fuzz_rules.c $(wildcard user/smartt/*.[ch] user/sird/*.[ch] \

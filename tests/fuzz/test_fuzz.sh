@@ -10,6 +10,8 @@
 #   fuzz_frame: the agent's frame parser and what it does with a frame;
 #   fuzz_eqds:  EQDS's handling of any sequence of packets, forged or not.
 #   fuzz_smartt: SMaRTT's, as a scheme on the core's tunnel halves, the same.
+#   fuzz_sird:  SIRD's, a receiver and one or two senders, the same, with
+#               its credit's invariants and, with no forgery, no stall.
 # First, each input a campaign once failed on (tests/fuzz/regress/<harness>/,
 # named after what it found) runs again, and must pass.
 # Longer campaigns: FUZZ_RUNS=10000000 FUZZ_SECS=0 tests/fuzz/test_fuzz.sh
@@ -37,7 +39,7 @@ campaign() {
 	rc=$?
 	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | as_comment
 	if [ "$rc" -ne 0 ]; then
-		grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds|smartt):|runtime error' "$log" | head -20 | as_comment
+		grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds|smartt|sird):|runtime error' "$log" | head -20 | as_comment
 		art=$(grep -oE "$KEEP/$name-[a-z-]+[0-9a-f]+" "$log" | head -1)
 		[ -n "$art" ] && echo "# input kept: $art (replay: $bin $art)"
 	fi
@@ -53,7 +55,7 @@ for bin in "$OUT"/tests/fuzz/fuzz_*; do
 	if [ -e "${regress[0]}" ]; then
 		"$bin" "${regress[@]}" >"$TMP/$name.regress.log" 2>&1
 		rc=$?
-		[ "$rc" -eq 0 ] || grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds|smartt):|Running' "$TMP/$name.regress.log" |
+		[ "$rc" -eq 0 ] || grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds|smartt|sird):|Running' "$TMP/$name.regress.log" |
 			head -20 | as_comment
 		check "$name: the ${#regress[@]} input(s) that once failed pass (tests/fuzz/regress/$name)" \
 			[ "$rc" -eq 0 ]

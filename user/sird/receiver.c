@@ -141,7 +141,7 @@ static void take_ask(struct sird *s, struct sird_rxt *r, uint32_t peer, uint32_t
  * when its minimum falls (sender.c), which must bring B down with it. */
 static void take_rtt(struct sird *s, struct sird_rxt *r, uint32_t rtt_ns)
 {
-	uint64_t rtt = rtt_ns < s->cfg.rto_ns ? rtt_ns : s->cfg.rto_ns, max = 0;
+	uint64_t rtt = rtt_ns < s->cfg.rto_ns ? rtt_ns : s->cfg.rto_ns, max = 0, bdp;
 	uint32_t n = s->cfg.npeers, live, peer = 0;
 
 	if (!rtt)
@@ -158,7 +158,12 @@ static void take_rtt(struct sird *s, struct sird_rxt *r, uint32_t rtt_ns)
 	if (max == s->rtt_max)
 		return;
 	s->rtt_max = max;
-	if (!sird_rx_set_bdp(&s->credit, sird_bdp_of(s, max)))
+	/* A frame at least, as sird_new() starts it: the bucket's grain (a
+	 * BDP under it is refused, and B would keep the last one). */
+	bdp = sird_bdp_of(s, max);
+	if (bdp < s->cfg.mtu + 14ULL)
+		bdp = s->cfg.mtu + 14ULL;
+	if (!sird_rx_set_bdp(&s->credit, bdp))
 		s->bdp = s->credit.p.bdp;
 }
 
