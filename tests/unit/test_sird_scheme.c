@@ -370,8 +370,10 @@ static void run(uint64_t until, uint64_t flush_at, bool stop)
 
 		if (next_tick < t)
 			t = next_tick;
-		if (t > until)
+		if (t > until) {
+			S.now = until;	/* nothing before it: time passes */
 			break;
+		}
 		S.now = t;
 		if (flush_at && S.now >= flush_at) {
 			sird_flush(S.r, MAXS, S.now);	/* the receiver forgets */
@@ -439,6 +441,60 @@ static void test_given_up_gap(void **state)
 	/* Within the gap's timeout and the transfer's time, not an RTO
 	 * backoff or 4 RTOs of silence on top. */
 	assert_true(done > 0 && done < c.reorder_ns + 20000000ULL);
+	run(S.now + 8 * RTO, 0, false);
+	expect_credit_back();
+	teardown_sim();
+}
+
+/* A burst is what comes after the tunnel was idle two round trips: an
+ * inner flow that refills it the moment it drains (TCP held by its
+ * window, every round trip) gets no new unscheduled bytes, or every
+ * sender of an incast sent a free BDP each round trip. */
+static uint32_t queued_unsched(const struct sird_txt *t)
+{
+	uint32_t n = 0;
+
+	for (const struct eqt_pkt *p = t->c.q[EQT_CLS_TCP].head; p; p = p->next)
+		n += !!(p->flags & SIRD_PF_UNSCHED);
+	return n;
+}
+
+static void test_burst_needs_idle(void **state)
+{
+	struct sird_published own;
+	const struct sird_txt *t;
+	uint32_t id = 0;
+
+	(void)state;
+	setup(1, 0);
+	for (; id < 10; id++)
+		offer(0, id);
+	t = S.s[0]->tx[0];
+	assert_int_equal(queued_unsched(t), 4);	/* a first burst: the BDP guess's 4 frames */
+	/* Until it drains: nothing waits, nothing in flight. */
+	while ((eqt_tx_backlog(&t->c) || t->c.infl.n || S.got[0] < id) && S.now < 100000000ULL)
+		run(S.now + 5000, 0, false);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	uint64_t un = own.unsched_bytes;
+
+	assert_true(un > 0);
+	for (; id < 20; id++)		/* at once: the same burst, on credit */
+		offer(0, id);
+	assert_int_equal(queued_unsched(t), 0);
+	while (S.got[0] < id && S.now < 100000000ULL)
+		run(S.now + 5000, 0, false);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	assert_int_equal(own.unsched_bytes, un);
+	run(S.now + 1000000, 0, false);		/* idle 1 ms: many round trips */
+	for (; id < 30; id++)		/* a new burst */
+		offer(0, id);
+	assert_true(queued_unsched(S.s[0]->tx[0]) > 0);
+	while (S.got[0] < id)
+		run(S.now + 100000, 0, false);
+	sird_peer_state(S.s[0], 0, NULL, &own);
+	printf("# bursts: unscheduled %llu after the first, %llu after an immediate refill, %llu after 1 ms idle\n",
+	       (unsigned long long)un, (unsigned long long)un, (unsigned long long)own.unsched_bytes);
+	assert_true(own.unsched_bytes > un);
 	run(S.now + 8 * RTO, 0, false);
 	expect_credit_back();
 	teardown_sim();
@@ -815,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_receiver_restart),
 		cmocka_unit_test(test_restart_while_asking),
 		cmocka_unit_test(test_given_up_gap),
+		cmocka_unit_test(test_burst_needs_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,16 @@ uint64_t sird_tx_bdp(const struct sird *s, const struct sird_txt *t)
 	return sird_bdp_of(s, RTT_GUESS_NS);
 }
 
+/* The tunnel's round trip: smoothed, else the base RTT its BDP is on. */
+static uint64_t tx_rtt(const struct sird *s, const struct sird_txt *t)
+{
+	if (t->c.rtt.srtt_ns)
+		return t->c.rtt.srtt_ns;
+	if (s->cfg.base_rtt_ns)
+		return s->cfg.base_rtt_ns;
+	return t->c.min_rtt_ns ? t->c.min_rtt_ns : RTT_GUESS_NS;
+}
+
 static uint32_t held_of(const struct sird_txt *t)
 {
 	int32_t h = (int32_t)(t->granted - t->spent);
@@ -129,10 +139,16 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 		eqt_pkt_put(s->pool, p);
 		return -ENOBUFS;
 	}
-	/* A burst begins when nothing waits and nothing is in flight: its
-	 * first min(BDP, UnschT) bytes go without credit (the tunnel knows
-	 * no message sizes: a burst is what comes while it is busy). */
-	quiet = !eqt_tx_backlog(&t->c) && !t->c.infl.n;
+	/* A burst begins when nothing waits, nothing is in flight and the
+	 * tunnel has been idle for two round trips (or never sent): its first
+	 * min(BDP, UnschT) bytes go without credit (the tunnel knows no
+	 * message sizes: a burst is what comes while it is busy).  Not at
+	 * every moment the tunnel drains: an inner TCP flow held back by its
+	 * window drains it every round trip, and 32 senders each sending a
+	 * free BDP every round trip trimmed 10,240 packets in an incast
+	 * (docs/sird.md, "Departures"). */
+	quiet = !eqt_tx_backlog(&t->c) && !t->c.infl.n &&
+		(!t->c.st.data || now - t->last_use_ns >= 2 * tx_rtt(s, t));
 	tx_epoch(s, t);
 	if (quiet) {
 		uint64_t bdp = sird_tx_bdp(s, t), u = sird_bdps(bdp, s->cfg.unsch_bdps);
