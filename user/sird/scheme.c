@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "edgeq/wire.h"
+#include "show.h"
 #include "sird_int.h"
 
 /* The receiver's first guess at the path, before a sender reports its
@@ -230,40 +231,13 @@ void sird_peer_state(const struct sird *s, uint32_t peer, struct eq_agent_peer *
 		memset(v, 0, sizeof(*v));
 		if (t) {
 			v->credit = (int32_t)(t->granted - t->spent);
-			v->tx_state = !t->c.open ? 0 : t->c.syn ? 1 : 2;
-			v->tx_epoch = t->c.isn;
-			v->backlog_pkts = t->c.q[0].pkts + t->c.q[1].pkts + t->c.rtx.pkts;
-			v->backlog_bytes = eqt_tx_backlog(&t->c);
-			v->inflight_bytes = t->c.infl.bytes;
-			v->tx_data = t->c.st.data;
-			v->tx_rtx = t->c.st.rtx;
-			v->rx_nacks = t->c.st.nacks;
-			v->rto_fired = t->c.st.rto_fired;
+			eqt_tx_show(&t->c, v);
 			v->edge_drops = t->edge_drops;
-			v->infl_given_up = t->c.st.given_up;
-			v->srtt_us = (uint32_t)(t->c.rtt.srtt_ns / 1000);
-			v->rsts = t->c.st.rsts;
-			v->bad_ack = t->c.st.bad_ack;
-			v->bad_rst = t->c.st.bad_rst;
-			v->tx_next_seq = t->c.next_seq;
-			v->tx_cum_ack = t->c.cum_ack;
 		}
 		/* A sender's own BDP (its RTT), else what our credit runs on. */
 		v->bdp = (uint32_t)(t ? sird_tx_bdp(s, t) : s->bdp);
-		if (r) {
-			v->rx_expected = r->c.q.expected;
-			v->reorder_pkts = r->c.q.n;
-			v->rx_data = r->c.st.data;
-			v->rx_trimmed = r->c.st.trimmed;
-			v->rx_dup = r->c.q.dup;
-			v->rx_ooo = r->c.q.ooo;
-			v->reorder_gaps = r->c.q.gaps;
-			v->rx_lost = r->c.q.lost;
-			v->rx_late = r->c.q.late;
-			v->rx_relost = r->c.q.relost;
-			v->rx_bad_seq = r->c.st.bad_window;
-			v->rx_bad_epoch = r->c.st.bad_epoch;
-		}
+		if (r)
+			eqt_rx_show(&r->c, v);
 	}
 	if (own) {
 		memset(own, 0, sizeof(*own));
