@@ -92,6 +92,9 @@ frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 2 0 8 0 9 0x42 1023 17 0 060c030000112
 frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 3 0x50 5 0 9 0x42 2048 18 0)")")
 # 19: SMaRTT's ACK of seq 4096 that came by path 300 (the PATH option).
 frames+=("$(out4 0 0 $((0xc042)) "$(eqh 1 3 0 6 0 9 0x42 4096 4090 0 0704012c)")")
+# 20: SIRD's unscheduled DATA from a congested sender (UNSCHED|CSN: 0x44;
+#     0x40 is CUM on control packets), asking for 9000 bytes of credit.
+frames+=("$(out4 0 0 $((0xc000 | 1)) "$(eqh 1 0 0x44 5 4 7 1 2048 9000 1514)$IN_TCP4")")
 NFRAMES=${#frames[@]}
 
 # --- the pcap (big-endian: magic a1b2c3d4, Ethernet) ----------------------
@@ -125,7 +128,7 @@ else
 fi
 
 FIELDS=(frame.number frame.protocols edgeq.version edgeq.type edgeq.flags edgeq.flags.syn
-	edgeq.flags.rtx edgeq.flags.held edgeq.flags.fast edgeq.flags.trimmed edgeq.hdr_len edgeq.hdr_len.bytes edgeq.proto
+	edgeq.flags.rtx edgeq.flags.held edgeq.flags.fast edgeq.flags.trimmed edgeq.flags.csn edgeq.flags.unsched edgeq.flags.cum edgeq.hdr_len edgeq.hdr_len.bytes edgeq.proto
 	edgeq.sender_id edgeq.path_id udp.srcport edgeq.seq edgeq.seq.rx edgeq.pull_target
 	edgeq.frame_len edgeq.limit edgeq.ack edgeq.pull_no edgeq.busy_ns ip.src ip.dst ipv6.src tcp.dstport
 	udp.dstport icmp.type edgeq.opt.kind edgeq.opt.len edgeq.opt.tstamp.tx
@@ -202,6 +205,9 @@ expect 18 "cumulative ACK, held (0x10 is HELD on control packets, not RTX)" \
 expect 19 "ACK with the PATH option (REPS's echo)" \
 	edgeq.type=3 edgeq.hdr_len=6 edgeq.ack=4096 edgeq.opt.kind=7 edgeq.opt.len=4 \
 	edgeq.opt.path=300
+expect 20 "SIRD's unscheduled DATA with csn (0x40 is UNSCHED on DATA, not CUM)" \
+	edgeq.type=0 edgeq.flags=0x44 edgeq.flags.unsched=1 edgeq.flags.csn=1 edgeq.flags.cum= \
+	edgeq.seq=2048 edgeq.pull_target=9000
 
 # Expert errors: exactly the malformed frames, by either filter.
 errs() { "${TS[@]}" -r "$PCAP" -Y "$1" -T fields -e frame.number 2>/dev/null | tr '\n' ' '; }

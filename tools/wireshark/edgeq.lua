@@ -77,6 +77,8 @@ local pf = {
 				      "DATA sent by the sender's TC on credit its agent lent it"),
 	f_cum       = ProtoField.bool("edgeq.flags.cum", "CUM", 8, nil, F_CUM,
 				      "ACK: cumulative, every seq before ack arrived"),
+	f_unsched   = ProtoField.bool("edgeq.flags.unsched", "UNSCHED", 8, nil, F_CUM,
+				      "DATA (SIRD): sent without credit, a new burst's first bytes"),
 	f_lost      = ProtoField.bool("edgeq.flags.lost", "LOST", 8, nil, F_LOST,
 				      "NACK: missing while later packets came (lost on the way): "
 				      .. "the sender's credit for it is its own again"),
@@ -191,12 +193,14 @@ local function outer_ipv4_id(tvb)
 	return best_id
 end
 
--- 0x10 is RTX on DATA and HELD on control packets (docs/wire.md 2.3).
+-- 0x10 is RTX on DATA and HELD on control packets, 0x40 UNSCHED on DATA
+-- and CUM on control packets (docs/wire.md 2.3).
 local function flags_string(flags, data)
 	local t = {}
 	for _, f in ipairs(flag_names) do
 		if bit.band(flags, f[1]) ~= 0 then
-			t[#t + 1] = (f[1] == F_RTX and not data) and "HELD" or f[2]
+			t[#t + 1] = (f[1] == F_RTX and not data) and "HELD" or
+				    (f[1] == F_CUM and data) and "UNSCHED" or f[2]
 		end
 	end
 	return table.concat(t, ",")
@@ -456,7 +460,7 @@ function edgeq.dissector(tvb, pinfo, root)
 	ftree:add(pf.f_ece, tvb(1, 1))
 	ftree:add(data_body[typ] and pf.f_rtx or pf.f_held, tvb(1, 1))
 	ftree:add(pf.f_fast, tvb(1, 1))
-	ftree:add(pf.f_cum, tvb(1, 1))
+	ftree:add(data_body[typ] and pf.f_unsched or pf.f_cum, tvb(1, 1))
 	ftree:add(pf.f_lost, tvb(1, 1))
 
 	local hdr_words = tvb(2, 1):uint()
