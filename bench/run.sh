@@ -9,8 +9,9 @@
 #      pass-only XDP program on both ends (what XDP on a veth costs by
 #      itself), through the edgeq tunnel (scheme none) and through EQDS
 #      (scheme eqds, agents on both hosts; with its inner TCP
-#      retransmissions and the agents' edge-queue drops) and SMaRTT (scheme
-#      smartt, every packet through both agents); then again with
+#      retransmissions and the agents' edge-queue drops), SMaRTT (scheme
+#      smartt, every packet through both agents) and SIRD (scheme sird, the
+#      same, on the receiver's credit); then again with
 #      GRO on, and both tunnels over the testbed's IPv6 underlay (inner IPv6
 #      to fd77::2: GSO segments numbered by the segment option).  Configurations are interleaved round by round so that drift
 #      and other tenants hit them alike.  iperf3 client on CPU 0, server on
@@ -53,7 +54,7 @@ reset_config() {
 	in_b ethtool -K "$TB_IFB" gro off >/dev/null
 }
 
-scheme_attach() {	# SCHEME: both hosts with that scheme (eqds, smartt)
+scheme_attach() {	# SCHEME: both hosts with that scheme (eqds, smartt, sird)
 	local s
 	for s in a b; do
 		{ cat "$TB_TMP/$s.conf"; echo "scheme $1"
@@ -63,12 +64,13 @@ scheme_attach() {	# SCHEME: both hosts with that scheme (eqds, smartt)
 	eq_b attach "$TB_IFB" --config "$TB_TMP/b.$1.conf" >/dev/null
 }
 
-set_config() {		# plain | xdp_pass | edgeq | eqds | smartt, each also with _gro
+set_config() {		# plain | xdp_pass | edgeq | eqds | smartt | sird, each also with _gro
 	reset_config
 	case $1 in
 	xdp_pass*) in_a "$XDP_PASS" "$TB_IFA" && in_b "$XDP_PASS" "$TB_IFB" ;;
 	eqds*) scheme_attach eqds ;;
 	smartt*) scheme_attach smartt ;;
+	sird*) scheme_attach sird ;;
 	edgeq*) tb_attach ;;
 	esac || { echo "bench: cannot set up $1"; return 1; }
 	case $1 in
@@ -105,7 +107,8 @@ peer_stat() {		# FIELD of peer slot 0 of host A
 
 echo
 echo "== 2. TCP goodput, 1 flow, ${SECS} s x ${ROUNDS} rounds (client CPU 0, server CPU 1)"
-CONFIGS="plain xdp_pass edgeq eqds smartt xdp_pass_gro edgeq_gro eqds_gro edgeq_v6 eqds_v6 smartt_v6"
+CONFIGS="plain xdp_pass edgeq eqds smartt sird xdp_pass_gro edgeq_gro eqds_gro edgeq_v6 eqds_v6 smartt_v6
+	sird_v6"
 declare -A results rtx segs drops
 insitu=""
 for r in $(seq "$ROUNDS"); do
@@ -135,7 +138,8 @@ for r in $(seq "$ROUNDS"); do
 		fi
 		results[$c]+="${g:-0} "
 		extra=""
-		if [ "${c%_*}" = eqds ] || [ "${c%_*}" = smartt ]; then	# eqds*, smartt*
+		case ${c%_*} in eqds | smartt | sird) agent=1 ;; *) agent= ;; esac
+		if [ -n "$agent" ]; then	# eqds*, smartt*, sird*
 			rtx[$c]=$(( ${rtx[$c]:-0} + ${IPERF_RTX:-0} ))
 			segs[$c]=$(( ${segs[$c]:-0} + ${IPERF_SEGS:-0} ))
 			d=$(edge_drops)
@@ -164,13 +168,14 @@ for c in $CONFIGS; do
 	eqds_gro) ratio=$(awk -v a="$med" -v b="$med_edgeq_gro" 'BEGIN {printf "%.2fx scheme none (gro)", a/b}') ;;
 	edgeq_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq" 'BEGIN {printf "%.2fx scheme none over IPv4", a/b}') ;;
 	eqds_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq_v6" 'BEGIN {printf "%.2fx scheme none (IPv6 underlay)", a/b}') ;;
-	smartt_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq_v6" 'BEGIN {printf "%.2fx scheme none (IPv6 underlay)", a/b}') ;;
+	smartt_v6 | sird_v6) ratio=$(awk -v a="$med" -v b="$med_edgeq_v6" 'BEGIN {printf "%.2fx scheme none (IPv6 underlay)", a/b}') ;;
+	sird) ratio=$(awk -v a="$med" -v b="$med_edgeq" -v e="$med_eqds" 'BEGIN {printf "%.2fx scheme none, %.2fx eqds", a/b, a/e}') ;;
 	esac
 	printf '  %-13s %8s  %-13s  %s\n' "$c" "$med" "[$rng]" "$ratio"
 	echo "bench tcp_$c gbps=$med range=$rng"
 done
 echo "  target: edgeq >= 0.8x plain TCP on the same path"
-for c in eqds eqds_gro eqds_v6 smartt smartt_v6; do
+for c in eqds eqds_gro eqds_v6 smartt smartt_v6 sird sird_v6; do
 	pct=$(awk -v r="${rtx[$c]:-0}" -v s="${segs[$c]:-0}" 'BEGIN {printf "%.3f", s ? 100 * r / s : 0}')
 	echo "  $c: inner TCP retransmits ${rtx[$c]:-0} of ~${segs[$c]:-0} segments (${pct} %), edge-queue drops ${drops[$c]:-0}"
 	echo "bench tcp_${c}_quality retrans=${rtx[$c]:-0} segs=${segs[$c]:-0} retrans_pct=$pct edge_drops=${drops[$c]:-0}"
