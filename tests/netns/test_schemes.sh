@@ -90,9 +90,9 @@ check "status shows it as scheme none ($sc)" [ "$sc" = none ]
 out=$(eq_a peer add 10.98.0.0/24 via fd77::2 scheme eqds dev "$TB_IFA" 2>&1); rc=$?
 check "a prefix via the none peer with scheme eqds is refused ($rc): $out" \
 	bash -c "[ $rc -ne 0 ] && grep -q 'one underlay peer has one scheme' <<<\"\$1\"" _ "$out"
-out=$(eq_a peer add 10.97.0.0/24 via 10.77.0.3 scheme sird dev "$TB_IFA" 2>&1); rc=$?
+out=$(eq_a peer add 10.97.0.0/24 via 10.77.0.3 scheme bolt dev "$TB_IFA" 2>&1); rc=$?
 check "an unknown scheme is refused ($rc): $out" \
-	bash -c "[ $rc -ne 0 ] && grep -q \"scheme 'sird'\" <<<\"\$1\"" _ "$out"
+	bash -c "[ $rc -ne 0 ] && grep -q \"scheme 'bolt'\" <<<\"\$1\"" _ "$out"
 # A peer removed at run time: within the agent's reload (1 s) its slot's
 # tunnel is flushed and its published state cleared, so that a peer that
 # takes the slot later inherits nothing; added back, it carries traffic.
