@@ -25,7 +25,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${EDGEQ_VM_KERNEL:-}
-timeout_s=${EDGEQ_VM_TIMEOUT:-2400}	# TCG: the VM layer takes 25-30 min (issue 12)
+timeout_s=${EDGEQ_VM_TIMEOUT:-3300}	# TCG: the VM layer took 25-30 min, and more than 40 on a slow day (2026-11-28)
 mem=${EDGEQ_VM_MEM:-2048}
 while [ $# -gt 0 ]; do
 	case $1 in
