@@ -48,12 +48,14 @@ incast() {	# MODE: trim | loss
 		check "trim: the switch marked ($marks) and the receiver's limits saw it (CE seen $ce)" \
 			[ "$marks" -gt 0 -a "$ce" -gt 0 ]
 		if [ "$trims" = 0 ]; then
-			# The credit kept the queue under the trimming threshold:
-			# then that is what is checked.
+			# The credit kept the queue within the trimming threshold
+			# (the switch trims DATA that would take the data queue
+			# above 8 full packets; 8 of them fit): then that is what
+			# is checked.
 			local qmax
 			qmax=$(ft_port "tor0-h$N" occ_max_pkts)
-			check "trim: nothing trimmed, the queue stayed under the threshold (max $qmax < 8 packets)" \
-				[ "$qmax" -lt 8 ]
+			check "trim: nothing trimmed, the queue stayed within the threshold (max $qmax <= 8 packets)" \
+				[ "$qmax" -le 8 ]
 		else
 			# Bare TCP ACKs go without the agents (frame_len 0); XDP
 			# counts their trimmed headers.
