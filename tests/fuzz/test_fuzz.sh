@@ -39,7 +39,7 @@ campaign() {
 	rc=$?
 	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | as_comment
 	if [ "$rc" -ne 0 ]; then
-		grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds|smartt|sird):|runtime error' "$log" | head -20 | as_comment
+		grep -E 'ERROR|SUMMARY|fuzz_[a-z]+:|runtime error' "$log" | head -20 | as_comment
 		art=$(grep -oE "$KEEP/$name-[a-z-]+[0-9a-f]+" "$log" | head -1)
 		[ -n "$art" ] && echo "# input kept: $art (replay: $bin $art)"
 	fi
@@ -55,7 +55,7 @@ for bin in "$OUT"/tests/fuzz/fuzz_*; do
 	if [ -e "${regress[0]}" ]; then
 		"$bin" "${regress[@]}" >"$TMP/$name.regress.log" 2>&1
 		rc=$?
-		[ "$rc" -eq 0 ] || grep -E 'ERROR|SUMMARY|fuzz_(frame|eqds|smartt|sird):|Running' "$TMP/$name.regress.log" |
+		[ "$rc" -eq 0 ] || grep -E 'ERROR|SUMMARY|fuzz_[a-z]+:|Running' "$TMP/$name.regress.log" |
 			head -20 | as_comment
 		check "$name: the ${#regress[@]} input(s) that once failed pass (tests/fuzz/regress/$name)" \
 			[ "$rc" -eq 0 ]
