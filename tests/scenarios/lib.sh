@@ -52,12 +52,14 @@ sc_transports() {
 # at this fabric's 50 Mbit/s and a round trip of about 1 ms), every
 # packet through the agents, its grants to the sender with the least
 # backlog first (SRPT's stand-in, the default), "sird-rr" the same with
-# `sird.policy rr` (in turn).  Inside the tunnel the
+# `sird.policy rr` (in turn), "sird-nocsn" the same as "sird" with
+# `sird.sthr 1000` (10 BDPs: the csn bit never set, SThr = infinity, for
+# the congested-sender scenario).  Inside the tunnel the
 # applications use SC_EDGEQ_CC (cubic), as an unmodified host would.
 # SC_EDGEQ adds config directives (default none: each tunnel's BDP
 # follows its measured round trip, which through this fabric and two
 # agents on a shared CPU takes 0.5-1 ms; "bdp 24000" fixed it before).
-sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast | edgeq-noloss | smartt | smartt-nscc | smartt-spray | sird | sird-rr) return 0 ;; *) return 1 ;; esac; }
+sc_is_edgeq() { case $1 in edgeq | edgeq-rts | edgeq-nofast | edgeq-noloss | smartt | smartt-nscc | smartt-spray | sird | sird-rr | sird-nocsn) return 0 ;; *) return 1 ;; esac; }
 
 # sc_cc TRANSPORT: the congestion control the applications use.
 sc_cc() { if sc_is_edgeq "$1"; then echo "${SC_EDGEQ_CC:-cubic}"; else echo "$1"; fi; }
@@ -86,10 +88,12 @@ sc_up_tr() {
 	fi
 	if [ "${tr%%-*}" = sird ]; then
 		local policy=srpt
+		local sthr=()
 		[ "$tr" = sird-rr ] && policy=rr
+		[ "$tr" = sird-nocsn ] && sthr=(sird.sthr 1000)
 		sc_up "$@" --set trim="$trim" --set ecn_k="${SC_SIRD_ECN_K:-6000}"
 		# shellcheck disable=SC2086 # SC_EDGEQ is a list of "key value" words
-		ft_edgeq_up scheme sird link_rate "$rate" sird.policy "$policy" ${SC_EDGEQ-} >&2 ||
+		ft_edgeq_up scheme sird link_rate "$rate" sird.policy "$policy" "${sthr[@]}" ${SC_EDGEQ-} >&2 ||
 			sc_die "edgeq did not attach ($tr)"
 		return
 	fi

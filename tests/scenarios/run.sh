@@ -12,7 +12,7 @@
 # offers), SC_KEEP=1 keeps the raw data.  Needs root (namespaces).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-ALL="single incast permutation outcast oversub rpc_load failure soak"
+ALL="single incast permutation outcast congested oversub rpc_load failure soak"
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (network namespaces, AF_XDP)" >&2; exit 1; }
 list=("$@"); [ ${#list[@]} -eq 0 ] && read -ra list <<<"$ALL"
 rc=0 t0=$(date +%s)
