@@ -255,12 +255,14 @@ CHECK static void check_r(void)
 			need(!"R's BDP follows its senders' RTTs");
 		}
 	}
-	if (c->b > c->B && c->b > b_prev) {
-		fprintf(stderr, "fuzz_sird: b %llu grew from %llu above B %llu\n",
+	if (c->b > sird_rx_bucket(c) && c->b > b_prev) {
+		fprintf(stderr, "fuzz_sird: b %llu grew from %llu above the bucket %llu (B %llu)\n",
 			(unsigned long long)c->b, (unsigned long long)b_prev,
-			(unsigned long long)c->B);
-		need(!"b grows only within B");
+			(unsigned long long)sird_rx_bucket(c), (unsigned long long)c->B);
+		need(!"b grows only within the bucket in force");
 	}
+	if (sird_rx_bucket(c) > c->B || sird_rx_bucket(c) < (c->B < 2ULL * c->grain ? c->B : 2ULL * c->grain))
+		need(!"the bucket in force is within [2 grains, B]");
 	b_prev = c->b;
 	for (uint32_t p = 0; p < n; p++) {
 		const struct sird_rxt *r = s->rx[p];

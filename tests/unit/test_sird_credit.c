@@ -5,7 +5,8 @@
  * the credit invariants after every event of a random run (b <= B, b the
  * sum of the shares, a share granted only within its sender's limit,
  * everything back to 0 once what was granted arrived or was reclaimed),
- * the policies, the global bucket, the unscheduled rules, and credit
+ * the policies, the global bucket and the downlink bucket that marks
+ * shrink, the unscheduled rules, and credit
  * paced at rho·C over every 100 us window.
  */
 #include "testlib.h"
@@ -88,6 +89,40 @@ static void tick__the_global_bucket(void **state)
 	sird_rx_on_data(&r, 3, MTU, true, false, false);
 	assert_true(sird_rx_tick(&r, &c) >= 0);
 	assert_int_equal(sird_rx_tick(&r, &c), -1);
+}
+
+/* The downlink bucket: CE marks (or trims) on the DATA that reaches the
+ * receiver, whoever sent it, shrink what b may reach, down to the AIMD's
+ * floor (0.03 B, 2 grains at least) and no further, however many senders
+ * each hold their own floor; unmarked DATA grows it back to B. */
+static void tick__the_downlink_bucket(void **state)
+{
+	struct sird_rx r;
+	uint32_t c;
+	int n;
+
+	assert_int_equal(sird_rx_init(&r, 32, BDP, MTU, B15, SIRD_ROUND_ROBIN), 0);
+	assert_int_equal(sird_rx_bucket(&r), r.B);
+	for (int k = 0; k < 32; k++)
+		sird_rx_want(&r, (uint32_t)k, 100000 * MTU);
+	/* Every packet marked, from all 32 senders in turn. */
+	for (int k = 0; k < 20000; k++)
+		sird_rx_on_data(&r, (uint32_t)(k % 32), 0, false, false, true);
+	assert_int_equal(sird_rx_bucket(&r), 4500);	/* the floor: 0.03 B */
+	for (n = 0; sird_rx_tick(&r, &c) >= 0; n++)
+		;
+	assert_int_equal(n, 2);		/* 32 senders, 2 grains granted */
+	/* Unmarked DATA: back to B, which the grants then fill. */
+	for (int k = 0; k < 200000 && sird_rx_bucket(&r) < r.B; k++)
+		sird_rx_on_data(&r, (uint32_t)(k % 32), 0, false, false, false);
+	assert_int_equal(sird_rx_bucket(&r), r.B);
+	while (sird_rx_tick(&r, &c) >= 0)
+		;
+	assert_true(r.b <= r.B && r.b + MTU > r.B);
+	/* A new BDP: the bucket keeps its share of B. */
+	assert_int_equal(sird_rx_set_bdp(&r, 2 * BDP), 0);
+	assert_int_equal(sird_rx_bucket(&r), r.B);
+	assert_int_equal(r.B, 300000);
 }
 
 /* A share stays within its sender's limit: csn marks shrink a sender's
@@ -260,6 +295,7 @@ int main(void)
 		cmocka_unit_test(tick__round_robin),
 		cmocka_unit_test(tick__shortest_first),
 		cmocka_unit_test(tick__the_global_bucket),
+		cmocka_unit_test(tick__the_downlink_bucket),
 		cmocka_unit_test(tick__within_the_senders_limit),
 		cmocka_unit_test(invariants__random_run_and_back_to_zero),
 		cmocka_unit_test(forget__gives_back_and_resets),

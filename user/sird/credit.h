@@ -15,6 +15,15 @@
  * remaining size).  Every DATA that arrives gives its credit back, and so
  * does a packet found lost.
  *
+ * B is in BDPs of the credit loop's round trip (sender.c), which on
+ * software hosts is mostly the agents' reaction time, not the path: when
+ * the hosts are quick, more of B is in the network than the paper's
+ * (B - BDP) bound assumes.  So B in force is the smaller of B and a
+ * downlink bucket, DCTCP's AIMD (aimd.h) on the CE marks and trims of
+ * every DATA that reaches this receiver, within [2 grains, B]: with 32
+ * senders each at its floor (a grain), the senders' limits alone let 32
+ * packets into an 8-packet queue (docs/sird.md, "The BDP").
+ *
  * The sender sets csn on its DATA while the credit it holds unspent
  * exceeds SThr, and sends up to UnschT of a new burst without credit.
  *
@@ -38,6 +47,8 @@ struct sird_rx {
 	struct sird_aimd_params	p;
 	uint64_t		B;		/* bytes */
 	uint32_t		b_bdps;		/* B in Q16 BDPs */
+	struct sird_aimd_params	dp;		/* the downlink bucket's: ceiling B */
+	struct sird_limit	down;		/* its NET bucket (csn never set) */
 	uint64_t		b;		/* granted, not received */
 	uint32_t		grain;		/* bytes a grant is at most (MTU) */
 	enum sird_policy	policy;
@@ -71,6 +82,8 @@ void sird_rx_forget(struct sird_rx *r, uint32_t i);
  * at a guessed BDP's ceiling is at the measured one's).  -EINVAL as
  * sird_rx_init(). */
 int sird_rx_set_bdp(struct sird_rx *r, uint64_t bdp);
+/* The bucket in force: B, less what the downlink's marks took. */
+uint64_t sird_rx_bucket(const struct sird_rx *r);
 /* One tick of the credit pacer: the sender granted to and how much, or
  * -1 when nobody may have credit now. */
 int sird_rx_tick(struct sird_rx *r, uint32_t *bytes);

@@ -134,11 +134,12 @@ static void take_ask(struct sird *s, struct sird_rxt *r, uint32_t peer, uint32_t
 		sird_rx_want(&s->credit, (uint32_t)r->slot, (uint32_t)d);
 }
 
-/* A sender's base RTT: the bucket and the limits run on the largest of
- * the senders' latest reports (unless one is configured), up to an RTO.
- * The largest of the latest, not of all: a sender's first sample can
- * include a queue (an incast's unscheduled bursts), and it reports again
- * when its minimum falls (sender.c), which must bring B down with it. */
+/* A sender's loop RTT (sender.c, loop_rtt()): the bucket and the limits
+ * run on the largest of the senders' latest reports (unless a base RTT is
+ * configured), up to an RTO.  The largest of the latest, not of all: a
+ * sender's first samples can include a queue (an incast's unscheduled
+ * bursts), and it reports again when its RTT moves by an eighth, which
+ * must bring B down with it. */
 static void take_rtt(struct sird *s, struct sird_rxt *r, uint32_t rtt_ns)
 {
 	uint64_t rtt = rtt_ns < s->cfg.rto_ns ? rtt_ns : s->cfg.rto_ns, max = 0, bdp;

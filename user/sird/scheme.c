@@ -8,7 +8,7 @@
 #include "sird_int.h"
 
 /* The receiver's first guess at the path, before a sender reports its
- * base RTT (sender.c has the same). */
+ * loop RTT (sender.c has the same). */
 #define RTT_GUESS_NS	50000ULL
 
 static void rio_deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
@@ -257,6 +257,7 @@ void sird_peer_state(const struct sird *s, uint32_t peer, struct eq_agent_peer *
 			}
 		}
 		own->bucket_b = s->credit.b;
+		own->bucket_size = sird_rx_bucket(&s->credit);
 		own->bdp = s->bdp;
 	}
 }

@@ -15,17 +15,36 @@
  * agents' round trip on an idle host, about. */
 #define RTT_GUESS_NS	50000ULL
 
-/* What this tunnel's BDP is: the configured base RTT's, else the lowest
- * it measured, else the configured `bdp`, else a guess. */
+/* The round trip the credit loop takes: the smoothed RTT, not the lowest
+ * measured.  The paper's BDP is the link's rate times the fabric's base
+ * RTT, and its hosts answer credit at once; ours answer when their agent
+ * runs, and that (hundreds of microseconds to milliseconds on a busy host)
+ * is most of the loop.  B on the lowest RTT, the luckiest packet's, left a
+ * receiver's link a third idle on the fabric (docs/sird.md, "The BDP"). */
+static uint64_t loop_rtt(const struct sird_txt *t)
+{
+	return t->c.rtt.srtt_ns ? t->c.rtt.srtt_ns : t->c.min_rtt_ns;
+}
+
+/* What this tunnel's BDP is: the configured base RTT's, else the loop's,
+ * else the configured `bdp`, else a guess. */
 uint64_t sird_tx_bdp(const struct sird *s, const struct sird_txt *t)
 {
 	if (s->cfg.base_rtt_ns)
 		return sird_bdp_of(s, s->cfg.base_rtt_ns);
-	if (t->c.min_rtt_ns)
-		return sird_bdp_of(s, t->c.min_rtt_ns);
+	if (loop_rtt(t))
+		return sird_bdp_of(s, loop_rtt(t));
 	if (s->cfg.bdp_bytes)
 		return s->cfg.bdp_bytes;
 	return sird_bdp_of(s, RTT_GUESS_NS);
+}
+
+/* What the path alone holds: the lowest RTT measured (else as the BDP). */
+static uint64_t path_bdp(const struct sird *s, const struct sird_txt *t)
+{
+	if (!s->cfg.base_rtt_ns && t->c.min_rtt_ns)
+		return sird_bdp_of(s, t->c.min_rtt_ns);
+	return sird_tx_bdp(s, t);
 }
 
 /* The tunnel's round trip: smoothed, else the base RTT its BDP is on. */
@@ -151,7 +170,11 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 		(!t->c.st.data || now - t->last_use_ns >= 2 * tx_rtt(s, t));
 	tx_epoch(s, t);
 	if (quiet) {
-		uint64_t bdp = sird_tx_bdp(s, t), u = sird_bdps(bdp, s->cfg.unsch_bdps);
+		/* The path's BDP, not the loop's: a burst fills the wire for
+		 * the first round trip, and what it sends beyond the path
+		 * queues at the receiver's port (with the loop's, an incast
+		 * of 16 or 32 trimmed thousands of packets). */
+		uint64_t bdp = path_bdp(s, t), u = sird_bdps(bdp, s->cfg.unsch_bdps);
 
 		t->unsch_left = u < bdp ? u : bdp;
 	}
@@ -250,7 +273,7 @@ bool sird_tx_control(struct sird *s, uint32_t peer, const struct eqt_hdr *h, uin
 
 /* A request without DATA: the epoch's asked count (and, to the receiver,
  * where it stands in our numbering: an RTS is admitted as DATA is), with
- * our base RTT, on which the receiver sizes its bucket. */
+ * the loop's RTT, on which the receiver sizes its bucket. */
 static void ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
 {
 	struct eqt_hdr h = { .type = EQ_T_RTS };
@@ -259,9 +282,9 @@ static void ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
 	h.flags = t->c.syn ? EQ_F_SYN : 0;
 	h.seq_ack = t->c.syn ? t->c.isn : t->c.next_seq;
 	h.pull = t->asked;
-	h.aux = t->c.min_rtt_ns < UINT32_MAX ? (uint32_t)t->c.min_rtt_ns : UINT32_MAX;
-	if (t->c.min_rtt_ns)
-		t->rtt_told = t->c.min_rtt_ns;
+	h.aux = loop_rtt(t) < UINT32_MAX ? (uint32_t)loop_rtt(t) : UINT32_MAX;
+	if (loop_rtt(t))
+		t->rtt_told = loop_rtt(t);
 	t->told = t->asked;
 	t->rts_at = now;
 	t->rts_seq = h.seq_ack;
@@ -272,14 +295,16 @@ static void ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
 
 /* After the arbiter sent what it could: a request for credit no DATA
  * carried, one the receiver did not answer within an RTO (it or its
- * credit was lost), or a base RTT the receiver should hear (it fell by
- * an eighth or more).  The time of the next look. */
+ * credit was lost), or a loop RTT the receiver should hear (it moved by
+ * an eighth or more since it last heard one).  The time of the next
+ * look. */
 static uint64_t tx_ask(struct sird *s, uint32_t peer, struct sird_txt *t, uint64_t now)
 {
 	uint64_t last = t->rts_at > t->credit_at ? t->rts_at : t->credit_at;
 	uint64_t rto = eqt_rtt_rto(&t->c.rtt, s->cfg.rto_ns);
 	bool unanswered = t->asked != t->granted;
-	bool rtt_news = t->c.min_rtt_ns && (!t->rtt_told || t->c.min_rtt_ns * 8 < t->rtt_told * 7);
+	uint64_t rtt = loop_rtt(t);
+	bool rtt_news = rtt && (!t->rtt_told || rtt * 8 < t->rtt_told * 7 || rtt * 8 > t->rtt_told * 9);
 
 	if (!eqt_tx_backlog(&t->c) && !rtt_news)
 		return EQT_NO_DEADLINE;

@@ -29,7 +29,7 @@ struct sird_txt {
 	uint32_t		rts_seq;	/* ... the seq it said */
 	bool			rts_sent;	/* ... in this epoch */
 	uint64_t		credit_at;	/* the last credit that came */
-	uint64_t		rtt_told;	/* the base RTT the receiver heard */
+	uint64_t		rtt_told;	/* the loop RTT the receiver heard */
 	uint64_t		edge_drops, last_use_ns;
 	struct sird_published	pub;
 };
@@ -40,7 +40,7 @@ struct sird_rxt {
 	uint32_t		asked, granted;	/* the epoch's: cumulative bytes */
 	int			slot;		/* its sender's in the credit state */
 	bool			owe;		/* granted since the last PULL */
-	uint64_t		rtt_ns;		/* the base RTT its sender reports */
+	uint64_t		rtt_ns;		/* the loop RTT its sender reports */
 	uint64_t		last_data_ns, last_use_ns;
 	uint64_t		csn_seen, ce_seen, credit_sent;
 };
@@ -65,7 +65,7 @@ struct sird {
 	uint32_t		waiting;	/* senders that asked and have no slot */
 	struct eqt_pacer	pacer;		/* rho x link_bps */
 	uint64_t		bdp;		/* what credit runs on */
-	uint64_t		rtt_max;	/* the largest base RTT senders reported */
+	uint64_t		rtt_max;	/* the largest loop RTT senders reported */
 };
 
 /* A tunnel's BDP for a base RTT, at least an MTU. */
