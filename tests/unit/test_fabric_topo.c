@@ -162,6 +162,7 @@ static void topo_defaults__values(void **state)
 	assert_int_equal(p.delay_ns, 10000);
 	assert_int_equal(p.buffer, 200 * 1514);
 	assert_int_equal(p.ecn_k, PORT_OFF);
+	assert_int_equal(p.core_ecn_k, TOPO_SAME);
 	assert_int_equal(p.trim, PORT_OFF);
 	assert_int_equal(p.edgeq_port, EQ_DEFAULT_PORT);
 	assert_int_equal(p.multipath, MP_ECMP);
@@ -185,6 +186,7 @@ static void topo_parse__every_key(void **state)
 		"buffer 500k\n"
 		"prio_buffer 64k\n"
 		"ecn_k 100p\n"
+		"core_ecn_k 80p\n"
 		"trim 300k\n"
 		"edgeq_port 9000\n"
 		"multipath spray\n"
@@ -210,6 +212,7 @@ static void topo_parse__every_key(void **state)
 	assert_int_equal(p.buffer, 500000);
 	assert_int_equal(p.prio_buffer, 64000);
 	assert_int_equal(p.ecn_k, 151400);
+	assert_int_equal(p.core_ecn_k, 80 * 1514);
 	assert_int_equal(p.trim, 300000);
 	assert_int_equal(p.edgeq_port, 9000);
 	assert_int_equal(p.multipath, MP_SPRAY);
@@ -382,7 +385,8 @@ static void check_common(void)
 			per_sw_ports[tp->from]++;
 			assert_int_equal(tp->cfg.buffer, T.p.buffer);
 			assert_int_equal(tp->cfg.prio_buffer, T.p.prio_buffer);
-			assert_int_equal(tp->cfg.ecn_k, T.p.ecn_k);
+			assert_int_equal(tp->cfg.ecn_k, tp->to_kind == NODE_HOST ||
+					 T.p.core_ecn_k == TOPO_SAME ? T.p.ecn_k : T.p.core_ecn_k);
 			assert_int_equal(tp->cfg.trim, T.p.trim);
 			assert_int_equal(tp->cfg.delay_ns, T.p.delay_ns);
 			assert_int_equal(tp->cfg.loss_ppm, 0);
@@ -518,9 +522,13 @@ static void topo_expand__leafspine_every_shape(void **state)
 
 				if (L * P > TOPO_MAX_HOSTS)
 					continue;
+				/* marking on every port, only in the core, or
+				 * only at the edge (check_common() checks each) */
 				snprintf(text, sizeof(text),
 					 "topology leafspine\nleaves %d\nhosts_per_leaf %d\nspines %d\n"
-					 "rate 10gbit\ncore_rate %s\n", L, P, S, S == 4 ? "40gbit" : "10gbit");
+					 "rate 10gbit\ncore_rate %s\necn_k %s\n%s", L, P, S,
+					 S == 4 ? "40gbit" : "10gbit", S == 1 ? "20p" : "off",
+					 S == 4 ? "core_ecn_k 80p\n" : S == 7 ? "ecn_k 20p\ncore_ecn_k off\n" : "");
 				expand(text);
 				shapes++;
 				assert_int_equal(T.nhosts, L * P);
@@ -560,6 +568,8 @@ static void topo_expand__leafspine_every_shape(void **state)
 						assert_true(up >= 0 && down >= 0);
 						assert_int_equal(T.ports[up].reverse, down);
 						assert_int_equal(T.ports[up].cfg.rate_bps, S == 4 ? 40000000000ULL : 10000000000ULL);
+						assert_int_equal(T.ports[down].cfg.ecn_k, S == 1 ? 20 * 1514 :
+								 S == 4 ? 80 * 1514 : PORT_OFF);
 					}
 				/* no leaf-leaf or spine-spine links */
 				for (int i = 0; i < T.nports; i++)

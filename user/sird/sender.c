@@ -39,6 +39,10 @@ uint64_t sird_tx_bdp(const struct sird *s, const struct sird_txt *t)
 	return sird_bdp_of(s, RTT_GUESS_NS);
 }
 
+/* The largest frame that goes without credit when the tunnel is empty,
+ * burst or not: a 64-byte RPC through the tunnel is about 150. */
+#define LONE_SMALL_BYTES	256u
+
 /* What the path alone holds: the lowest RTT measured (else as the BDP). */
 static uint64_t path_bdp(const struct sird *s, const struct sird_txt *t)
 {
@@ -144,7 +148,7 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 {
 	struct sird_txt *t = sird_tx_get(s, peer, now);
 	struct eqt_q *q;
-	bool quiet;
+	bool quiet, empty;
 
 	if (!t) {
 		eqt_pkt_put(s->pool, p);
@@ -166,8 +170,8 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	 * window drains it every round trip, and 32 senders each sending a
 	 * free BDP every round trip trimmed 10,240 packets in an incast
 	 * (docs/sird.md, "Departures"). */
-	quiet = !eqt_tx_backlog(&t->c) && !t->c.infl.n &&
-		(!t->c.st.data || now - t->last_use_ns >= 2 * tx_rtt(s, t));
+	empty = !eqt_tx_backlog(&t->c) && !t->c.infl.n;
+	quiet = empty && (!t->c.st.data || now - t->last_use_ns >= 2 * tx_rtt(s, t));
 	tx_epoch(s, t);
 	if (quiet) {
 		/* The path's BDP, not the loop's: a burst fills the wire for
@@ -183,6 +187,14 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	if (p->len <= t->unsch_left) {
 		p->flags |= SIRD_PF_UNSCHED;
 		t->unsch_left -= p->len;
+	} else if (empty && p->len <= LONE_SMALL_BYTES && s->cfg.unsch_bdps) {
+		/* Alone in an empty tunnel and small (an RPC, a handshake, an
+		 * ACK): at once, whatever the burst rule says.  A tunnel busy
+		 * a round trip ago is seldom quiet for two under load, and
+		 * small RPCs behind bulk flows waited for a grant each: 2.9
+		 * times their idle latency (docs/sird.md).  A full-sized
+		 * packet of a window-held TCP flow is not small. */
+		p->flags |= SIRD_PF_UNSCHED;
 	} else {
 		p->flags &= (uint8_t)~SIRD_PF_UNSCHED;
 		t->unsch_left = 0;	/* the rest of the burst is scheduled */

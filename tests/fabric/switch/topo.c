@@ -30,6 +30,7 @@ void topo_defaults(struct topo_params *p)
 	p->buffer = 200 * MTU_FRAME;
 	p->prio_buffer = 64 * 1024;
 	p->ecn_k = PORT_OFF;
+	p->core_ecn_k = TOPO_SAME;
 	p->trim = PORT_OFF;
 	p->edgeq_port = 7446;
 	p->multipath = MP_ECMP;
@@ -152,10 +153,10 @@ int topo_set(struct topo_params *p, const char *key, const char *val, char *err,
 			FAIL("%s '%s': bytes (k, m, or p = %d-byte packets), at least one packet",
 			     key, val, MTU_FRAME);
 		*(!strcmp(key, "buffer") ? &p->buffer : &p->prio_buffer) = b;
-	} else if (!strcmp(key, "ecn_k") || !strcmp(key, "trim")) {
-		if (parse_bytes(val, &b))
+	} else if (!strcmp(key, "ecn_k") || !strcmp(key, "trim") || !strcmp(key, "core_ecn_k")) {
+		if (parse_bytes(val, &b) || b == TOPO_SAME)
 			FAIL("%s '%s': bytes (k, m, or p = %d-byte packets) or off", key, val, MTU_FRAME);
-		*(!strcmp(key, "ecn_k") ? &p->ecn_k : &p->trim) = b;
+		*(!strcmp(key, "ecn_k") ? &p->ecn_k : !strcmp(key, "trim") ? &p->trim : &p->core_ecn_k) = b;
 	} else if (!strcmp(key, "edgeq_port")) {
 		int v;
 
@@ -174,7 +175,8 @@ int topo_set(struct topo_params *p, const char *key, const char *val, char *err,
 		p->pool = (uint32_t)v;
 	} else {
 		FAIL("unknown setting '%s' (topology, hosts, leaves, hosts_per_leaf, spines, rate, "
-		     "core_rate, delay, buffer, prio_buffer, ecn_k, trim, edgeq_port, multipath, "
+		     "core_rate, delay, buffer, prio_buffer, ecn_k, core_ecn_k, trim, edgeq_port, "
+		     "multipath, "
 		     "reroute, sample, pool)", key);
 	}
 	return 0;
@@ -256,6 +258,8 @@ int topo_expand(struct topo *t, char *err, size_t errlen)
 
 	if (p->core_rate)
 		core.rate_bps = p->core_rate;
+	if (p->core_ecn_k != TOPO_SAME)
+		core.ecn_k = p->core_ecn_k;
 	if (leaves * per > TOPO_MAX_HOSTS)
 		FAIL("%d hosts: at most %d", leaves * per, TOPO_MAX_HOSTS);
 	if (p->trim != PORT_OFF && p->trim > p->buffer)

@@ -18,6 +18,7 @@
 #define TOPO_NAME_MAX	16
 
 enum topo_kind { TOPO_STAR, TOPO_LEAFSPINE };
+#define TOPO_SAME	(UINT32_MAX - 1)	/* core_ecn_k: as ecn_k */
 enum multipath { MP_ECMP, MP_SPRAY };
 
 struct topo_params {
@@ -27,6 +28,9 @@ struct topo_params {
 	uint64_t rate, core_rate;	/* host links, leaf-spine links (bit/s) */
 	uint64_t delay_ns;		/* every link, one way */
 	uint32_t buffer, prio_buffer, ecn_k, trim;	/* every switch port */
+	uint32_t core_ecn_k;		/* leaf-spine ports' ecn_k: TOPO_SAME (ecn_k's),
+					 * PORT_OFF or bytes: SIRD's simulator marks
+					 * only there (NThr) */
 	uint16_t edgeq_port;
 	int multipath;
 	uint64_t reroute_ns;		/* a failed link leaves ECMP groups after this */
