@@ -24,7 +24,7 @@ N=4
 RATE=${FT_EDGEQ_RATE:-200mbit}
 
 idle_credit() {	# held + wanted + outstanding, over every host
-	ft_agent_sum credit_held credit_wanted granted bucket_b | awk '{ print $1 + $2 + $3 + $4 }'
+	ft_agent_sum credit_held credit_wanted granted bucket_out | awk '{ print $1 + $2 + $3 + $4 }'
 }
 
 incast() {	# MODE: trim | loss

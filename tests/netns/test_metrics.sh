@@ -121,7 +121,11 @@ if in_a ip link add "$ODD" type veth peer name "${TB_IFA}o" 2>/dev/null; then
 	in_a ip addr add 10.79.0.1/24 dev "$ODD"
 	in_a ip link set "${TB_IFA}o" up
 	in_a ip link set "$ODD" up
-	printf 'local 10.79.0.1\npeer 10.79.0.2/32 via 10.79.0.2\n' >"$TB_TMP/odd.conf"
+	# A peer of each scheme with state of its own: their families
+	# (edgeq_peer_<scheme>_<field>) are in the exposition promtool checks
+	# below (two field names once failed its lint: sird's bucket_b and
+	# smartt's base_rtt_ns, "abbreviated units").
+	printf 'local 10.79.0.1\npeer 10.79.0.2/32 via 10.79.0.2 scheme sird\npeer 10.79.0.3/32 via 10.79.0.3 scheme smartt\npeer 10.79.0.4/32 via 10.79.0.4 scheme eqds\n' >"$TB_TMP/odd.conf"
 	run "$EDGEQ" --netns "$TB_A" attach "$ODD" --config "$TB_TMP/odd.conf"
 	check "attach to an interface named $ODD (exit $RC)" [ "$RC" = 0 ]
 	M=$(eq_a metrics "$ODD")

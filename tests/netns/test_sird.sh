@@ -78,7 +78,7 @@ check "B's agent received SIRD's DATA itself (rx_data $rxd: no direct delivery f
 idle_ok() {
 	local a b
 	a=$(peer_js a 10.77.0.2/32 | jq -r '[.sird.credit_held, .sird.credit_wanted, .agent.inflight_bytes] | add')
-	b=$(peer_js b 10.77.0.1/32 | jq -r '[.sird.granted, .sird.bucket_b] | add')
+	b=$(peer_js b 10.77.0.1/32 | jq -r '[.sird.granted, .sird.bucket_out] | add')
 	[ "$a" = 0 ] && [ "$b" = 0 ]
 }
 idle_within() {	# SECONDS: idle_ok holds within that long

@@ -50,7 +50,7 @@ sleep 0.3	# the agent publishes every 100 ms
 p=$(peer_js 10.77.0.2/32)
 as_comment <<<"$p"
 data=$(jq -r '.agent.tx_data' <<<"$p"); cwnd=$(jq -r '.smartt.cwnd // 0' <<<"$p")
-brtt=$(jq -r '.smartt.base_rtt_ns // 0' <<<"$p"); incr=$(jq -r '.smartt.increases // 0' <<<"$p")
+brtt=$(jq -r '.smartt.base_rtt // 0' <<<"$p"); incr=$(jq -r '.smartt.increases // 0' <<<"$p")
 # Read now: a tunnel idle for 10 s is freed with its state (in the VM the
 # checks below can take that long).
 slot=$(eq_a peer list dev "$TB_IFA" --json | jq -r '.[] | select(.prefix == "10.77.0.2/32") | .slot')

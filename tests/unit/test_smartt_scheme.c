@@ -373,12 +373,12 @@ static void test_one_sender_fills_the_link(void **state)
 	printf("# one sender: done at %.2f ms (ideal %.2f), queue max %u, marks %u, trims %u, "
 	       "window %llu bytes, base RTT %.1f us, BDP %llu\n", S.done_at[0] / 1e6, ideal * 1e3,
 	       S.port_qmax, S.marks, S.trims, (unsigned long long)own.cwnd,
-	       own.base_rtt_ns / 1e3, (unsigned long long)own.bdp);
+	       own.base_rtt / 1e3, (unsigned long long)own.bdp);
 	/* The window starts at a BDP of the measured path, and a lone flow
 	 * keeps the port busy: within 10 % of the wire's time. */
 	assert_true(S.done_at[0] / 1e9 < ideal * 1.10);
 	assert_int_equal(S.trims, 0);
-	assert_true(own.base_rtt_ns > 2 * PROP && own.base_rtt_ns < 20 * PROP);
+	assert_true(own.base_rtt > 2 * PROP && own.base_rtt < 20 * PROP);
 	teardown_sim();
 }
 

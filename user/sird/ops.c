@@ -143,7 +143,7 @@ static const struct eqt_stat published[] = {
 	EQT_STAT(struct sird_published, csn_seen, false),
 	EQT_STAT(struct sird_published, ce_seen, false),
 	EQT_STAT(struct sird_published, credit_sent, false),
-	EQT_STAT(struct sird_published, bucket_b, false),
+	EQT_STAT(struct sird_published, bucket_out, false),
 	EQT_STAT(struct sird_published, bucket_size, false),
 	EQT_STAT(struct sird_published, bdp, false),
 };

@@ -256,7 +256,7 @@ void sird_peer_state(const struct sird *s, uint32_t peer, struct eq_agent_peer *
 				own->limit = sird_limit_bytes(&s->credit.s[r->slot].lim);
 			}
 		}
-		own->bucket_b = s->credit.b;
+		own->bucket_out = s->credit.b;
 		own->bucket_size = sird_rx_bucket(&s->credit);
 		own->bdp = s->bdp;
 	}

@@ -60,7 +60,9 @@ struct sird_published {
 	uint64_t	limit;		/* what it may have outstanding (its bucket) */
 	uint64_t	csn_seen, ce_seen;	/* DATA that came with csn, CE */
 	uint64_t	credit_sent;	/* bytes granted to it */
-	uint64_t	bucket_b;	/* the agent's outstanding credit, all senders */
+	uint64_t	bucket_out;	/* the agent's outstanding credit, all senders
+					 * (SIRD's b; not "bucket_b": Prometheus
+					 * reads "_b" as an abbreviated unit) */
 	uint64_t	bucket_size;	/* what b may reach now: B, less what the
 					 * downlink's marks took (credit.h) */
 	uint64_t	bdp;		/* what B and the limits run on */

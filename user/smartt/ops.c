@@ -146,7 +146,7 @@ static void awake(void *s)
 
 static const struct eqt_stat published[] = {
 	EQT_STAT(struct smartt_published, cwnd, false),
-	EQT_STAT(struct smartt_published, base_rtt_ns, false),
+	EQT_STAT(struct smartt_published, base_rtt, false),
 	EQT_STAT(struct smartt_published, bdp, false),
 	EQT_STAT(struct smartt_published, acks_ce, false),
 	EQT_STAT(struct smartt_published, decreases, false),

@@ -241,7 +241,7 @@ void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_pe
 		if (t) {
 			*own = t->pub;
 			own->cwnd = smt_cwnd(s, t);
-			own->base_rtt_ns = t->brtt_ns;
+			own->base_rtt = t->brtt_ns;
 			own->bdp = t->p.bdp;
 		}
 		if (r)

@@ -36,7 +36,9 @@ struct smartt_cfg {
 /* Its own per-peer state, as eq_smartt_peers publishes it. */
 struct smartt_published {
 	uint64_t	cwnd;		/* bytes */
-	uint64_t	base_rtt_ns, bdp;	/* what the rules run on */
+	uint64_t	base_rtt, bdp;	/* what the rules run on: ns, bytes (not
+					 * "base_rtt_ns": Prometheus reads "_ns"
+					 * as an abbreviated unit) */
 	uint64_t	acks_ce;	/* ACKs echoing a CE mark */
 	uint64_t	decreases, increases, quick_adapts, fast_increases, waits;
 	uint64_t	ecn_sent;	/* ACKs sent with a CE echo (receiver) */
