@@ -58,6 +58,12 @@ bt=$(bpftool -j map lookup pinned "$TB_PIN_A/eq_smartt_peers" key "${slot:-9999}
 	jq -r '.formatted.value.cwnd // empty' 2>/dev/null)
 check "bpftool reads the smartt peer's window from eq_smartt_peers by its BTF ($bt, status $cwnd)" \
 	test "${bt:-0}" = "$cwnd"
+# Its fields are metric families too (edgeq_peer_smartt_<field>): names
+# promtool's lint takes (base_rtt_ns once failed it, "abbreviated units").
+M=$(eq_a metrics "$TB_IFA")
+lint=$(promtool check metrics <<<"$M" 2>&1); lrc=$?
+check "metrics has SMaRTT's own families, and promtool's lint passes them ($lrc: $lint)" \
+	bash -c '[ "$1" = 0 ] && grep -q "^# TYPE edgeq_peer_smartt_base_rtt " <<<"$2"' _ "$lrc" "$M"
 check "the IPv4 data went through SMaRTT's tunnel (agent tx_data $data)" test "${data:-0}" -gt $((MB * 500))
 check "... its window moved on its ACKs (window $cwnd bytes, $incr increases, base RTT $brtt ns)" \
 	bash -c "[ \"\$1\" -gt 1500 ] && [ \"\$2\" -gt 0 ] && [ \"\$3\" -gt 0 ]" _ "$cwnd" "$incr" "$brtt"
