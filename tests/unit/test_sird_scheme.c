@@ -520,9 +520,18 @@ static void test_burst_needs_idle(void **state)
 	assert_int_equal(own.unsched_bytes, un + 150);
 	un = own.unsched_bytes;
 	run(S.now + 1000000, 0, false);		/* idle 1 ms: many round trips */
-	for (uint32_t end = id + 10; id < end; id++)	/* a new burst */
+	/* A smoothed RTT eight times the lowest, as a slow agent makes it:
+	 * the burst still goes unscheduled up to the path's BDP (the lowest
+	 * RTT's, 4 frames here), not the loop's (8 times that), which would
+	 * only queue at the receiver's port. */
+	struct sird_txt *tw = S.s[0]->tx[0];
+	uint32_t path_pkts = (uint32_t)(RATE / 8 * tw->c.min_rtt_ns / 1000000000ULL / FRAME);
+
+	tw->c.rtt.srtt_ns = 8 * tw->c.min_rtt_ns;
+	for (uint32_t end = id + 40; id < end; id++)	/* a new burst */
 		offer(0, id);
-	assert_true(queued_unsched(S.s[0]->tx[0]) > 0);
+	assert_true(queued_unsched(tw) > 0);
+	assert_true(queued_unsched(tw) <= path_pkts + 1);
 	while (S.got[0] < id)
 		run(S.now + 100000, 0, false);
 	sird_peer_state(S.s[0], 0, NULL, &own);
@@ -647,6 +656,7 @@ static void test_slow_agent(void **state)
 	/* Credit paced at 95 %, a first round trip or two without: */
 	assert_true(S.done_at[0] / 1e9 <= 1.2 * ideal + 4 * loop / 1e9);
 	assert_int_equal(S.trims, 0);
+	expect_credit_back();
 	expect_credit_back();
 	teardown_sim();
 }
