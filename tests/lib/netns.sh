@@ -210,9 +210,18 @@ tcp_transfer_ok() {	# DST SIZE_MB [LABEL]
 		in_b ss -ltn | grep -q ":$port " && break
 		sleep 0.1
 	done
-	in_a timeout 60 socat -u OPEN:"${f}send" TCP:"$host":$port || return 1
-	wait "$lpid" || return 1
-	[ "$(sha256sum <"${f}send")" = "$(sha256sum <"${f}recv")" ]
+	local t0=$SECONDS rc
+	in_a timeout 60 socat -u OPEN:"${f}send" TCP:"$host":$port 2>"${f}err"; rc=$?
+	# A failure says which step and when, as TAP comments: a CI log's
+	# tail is often all there is to go on.
+	if [ "$rc" != 0 ]; then
+		{ echo "transfer to $host:$port: the sender exited $rc after $((SECONDS - t0)) s," \
+			"$(stat -c %s "${f}recv" 2>/dev/null || echo 0) bytes received"; cat "${f}err"; } | as_comment
+		return 1
+	fi
+	wait "$lpid" || { echo "transfer to $host:$port: the receiver failed" | as_comment; return 1; }
+	[ "$(sha256sum <"${f}send")" = "$(sha256sum <"${f}recv")" ] ||
+		{ echo "transfer to $host:$port: the bytes differ" | as_comment; return 1; }
 }
 
 # ---- helpers for the test scripts ----

@@ -45,7 +45,8 @@ xfer fd77::2 6 & p6=$!
 wait "$p4"; r4=$?
 wait "$p6"; r6=$?
 check "TCP over the smartt peer (IPv4, $MB MB): identical bytes" [ "$r4" = 0 ]
-check "TCP over the eqds peer (IPv6, $MB MB) at the same time: identical bytes" [ "$r6" = 0 ]
+check "TCP over the eqds peer (IPv6, $MB MB) at the same time: identical bytes" [ "$r6" = 0 ] ||
+	{ peer_js fd77::2/128; eq_a status "$TB_IFA"; "$EDGEQ" --netns "$TB_B" status "$TB_IFB"; } | as_comment
 sleep 0.3	# the agent publishes every 100 ms
 p=$(peer_js 10.77.0.2/32)
 as_comment <<<"$p"
