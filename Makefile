@@ -73,6 +73,8 @@ FSW_LIB	   := $(OUT)/libfabric.a
 LOAD_SRCS  := $(filter-out %/main.c,$(wildcard tests/fabric/load/*.c))
 LOAD_LIB   := $(OUT)/libeqload.a
 FABRIC_BINS := $(OUT)/fabric/eqswitch $(OUT)/fabric/eqload
+# Tools of the netns tests (tests/netns/*.c).
+NETNS_BINS := $(patsubst tests/netns/%.c,$(OUT)/tests/netns/%,$(wildcard tests/netns/*.c))
 # libFuzzer harnesses (tests/fuzz/): each links its own build of the code
 # it fuzzes, instrumented by clang for coverage, AddressSanitizer and UBSan.
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
@@ -89,7 +91,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 	demo-tunnel experiments clean install uninstall
 
 all: $(OUT)/edgeq $(OUT)/edgeqd $(UNIT_BINS) $(BPFT_BINS) $(BENCH_BINS) $(FABRIC_BINS) $(FUZZ_BINS) \
-     $(LOSS_BPF)
+     $(NETNS_BINS) $(LOSS_BPF)
 
 deps: $(OUT)/.deps
 $(OUT)/.deps: Makefile
@@ -168,6 +170,10 @@ $(OUT)/fabric/eqswitch: $(OUT)/tests/fabric/switch/main.o $(FSW_LIB)
 $(OUT)/fabric/eqload: $(OUT)/tests/fabric/load/main.o $(LOAD_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lm
+
+$(OUT)/tests/netns/%: tests/netns/%.c | $(OUT)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(INCS) -o $@ $<
 
 $(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)

@@ -78,7 +78,8 @@ static void admit__a_new_epoch_only_where_it_must_start(void **state)
 
 /* A sender takes an RST echoing one of this epoch's seqs, an ack up to
  * what it sent and down to a little below its cumulative ack; an older
- * epoch's ack changes nothing; anything else is refused. */
+ * epoch's ack (within EQT_TX_OLD_SPAN behind) changes nothing; anything
+ * else is refused. */
 static void tx_admit__within_what_was_sent(void **state)
 {
 	uint32_t hi = ISN + 100, cum = ISN + 50;
@@ -95,6 +96,14 @@ static void tx_admit__within_what_was_sent(void **state)
 	/* isn - 1 acknowledges "nothing of this epoch yet": the epoch's. */
 	assert_int_equal(eqt_tx_admit(ISN, hi, ISN, 10, false, ISN - 1), EQT_TX_ADMIT);
 	assert_int_equal(eqt_tx_admit(ISN, hi, ISN, 10, false, ISN - 2), EQT_TX_OLD_EPOCH);
+	/* Older epochs lie just behind; an ack further back than they can
+	 * reach is nobody's: refused and counted (half of a flood of random
+	 * acks went uncounted before). */
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, ISN - 1 - EQT_TX_OLD_SPAN),
+			 EQT_TX_OLD_EPOCH);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, ISN - 2 - EQT_TX_OLD_SPAN),
+			 EQT_TX_BAD_ACK);
+	assert_int_equal(eqt_tx_admit(ISN, hi, cum, 10, false, ISN - (1u << 30)), EQT_TX_BAD_ACK);
 }
 
 int main(void)

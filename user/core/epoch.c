@@ -56,7 +56,7 @@ enum eqt_tx_admit eqt_tx_admit(uint32_t isn, uint32_t hi, uint32_t cum_ack, uint
 		return eqt_seq_before(ack, isn) || eqt_seq_before(hi, ack) ? EQT_TX_BAD_RST
 									 : EQT_TX_ADMIT;
 	if (eqt_seq_before(ack, isn - 1))
-		return EQT_TX_OLD_EPOCH;
+		return isn - 1 - ack <= EQT_TX_OLD_SPAN ? EQT_TX_OLD_EPOCH : EQT_TX_BAD_ACK;
 	if (eqt_seq_before(hi, ack) || eqt_seq_before(ack, cum_ack - slack))
 		return EQT_TX_BAD_ACK;
 	return EQT_TX_ADMIT;

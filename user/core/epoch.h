@@ -96,10 +96,19 @@ enum eqt_admit eqt_rx_admit(bool est, uint32_t isn, uint32_t expected, uint32_t 
  * epoch to get past the first. */
 enum eqt_tx_admit {
 	EQT_TX_ADMIT,
-	EQT_TX_OLD_EPOCH,	/* acks an older epoch's seq: changes nothing */
+	EQT_TX_OLD_EPOCH,	/* acks an older epoch's seq (within
+				 * EQT_TX_OLD_SPAN): changes nothing */
 	EQT_TX_BAD_RST,		/* counted, dropped */
 	EQT_TX_BAD_ACK,		/* counted, dropped */
 };
+
+/* How far behind this epoch's ISN an older epoch's ack may lie: epochs
+ * follow one another in the seq space, so what older ones sent lies just
+ * behind, and 2^24 seqs are 20 s of sending at 10 Gbit/s in 1500-byte
+ * packets.  An ack further back is no epoch's of ours: refused and counted
+ * (EQT_TX_BAD_ACK), not ignored, so that a flood of random ones shows in
+ * the counters whole, not half. */
+#define EQT_TX_OLD_SPAN		(1u << 24)
 
 /* isn: the epoch's first seq; hi: the next seq to send (all below went);
  * cum_ack: everything before it was acknowledged.  rst: the packet is an
