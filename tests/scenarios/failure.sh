@@ -26,7 +26,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 if [ "${SC_FAIL:-down}" != down ]; then
 	SC_NAME=${SC_NAME:-failure-$SC_FAIL}
-	SC_COMMAND="SC_FAIL=$SC_FAIL ${SC_COMMAND:-tests/scenarios/run.sh failure}"
+	# run.sh names the SC_* settings it was given; run alone, say this one.
+	case ${SC_COMMAND:-} in *SC_FAIL=*) ;; *) SC_COMMAND="SC_FAIL=$SC_FAIL ${SC_COMMAND:-tests/scenarios/run.sh failure}" ;; esac
 fi
 . tests/scenarios/lib.sh
 
