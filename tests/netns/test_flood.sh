@@ -56,6 +56,11 @@ peer() {	# peer a|b FIELD: the agent's per-peer field (the tunnel's, or EQDS's o
 	js "$1" "[.interfaces[0].peers[] | select(.agent) | (.agent.$2 // .eqds.$2)][0] // 0"
 }
 
+# What A's agent's wire socket dropped (no room in its ring).
+sock_drops() {
+	js a '.interfaces[0].agent_sockets.wire | (.rx_dropped // 0) + (.rx_ring_full // 0)'
+}
+
 # timed_transfer LABEL: a transfer of MB from A to B; prints its goodput
 # in Mbit/s, or fails.
 timed_transfer() {
@@ -87,11 +92,12 @@ flood() {
 
 # round MODE: the transfer with the flood beside it, and every check.
 round() {
-	local mode=$1 what=$2 base g pid n r0 r1 a0 a1 hp pn
+	local mode=$1 what=$2 base g pid n r0 r1 a0 a1 d0 d1 hp pn
 	base=$(timed_transfer "base-$mode")
 	check "$what: a transfer without the flood, SHA-256 matches (${base:-failed} Mbit/s)" test -n "$base"
 	r0=$(($(peer a bad_ack) + $(peer a bad_pull)))
 	a0=$(js a '.interfaces[0].agent_counters.auth_missing // 0')
+	d0=$(sock_drops)
 	rm -f "$TB_TMP/stop"
 	flood "$mode" & pid=$!
 	sleep 0.5	# the flood under way first
@@ -114,13 +120,18 @@ round() {
 		awk -v g="${g:-0}" -v r="$RATE_MBIT" 'BEGIN { exit !(g > 0 && g <= r * 1.1) }'
 	r1=$(($(peer a bad_ack) + $(peer a bad_pull)))
 	a1=$(js a '.interfaces[0].agent_counters.auth_missing // 0')
-	echo "$what: A refused $((r1 - r0)) (bad_ack + bad_pull), dropped $((a1 - a0)) without a tag, of $n sent" | as_comment
+	d1=$(sock_drops)
+	# What A's agent read of them: the rest its wire socket dropped,
+	# counted there (a slow agent, e.g. the VM layer's emulated CPU, reads
+	# fewer than a flood brings).
+	n=$((n - (d1 - d0)))
+	echo "$what: A refused $((r1 - r0)) (bad_ack + bad_pull), dropped $((a1 - a0)) without a tag, of $n read ($((d1 - d0)) dropped at its socket)" | as_comment
 	if [ "$mode" = random ]; then
-		check "$what: A refused and counted the forged PULLs (bad_ack + bad_pull $r0 -> $r1 of $n sent)" \
+		check "$what: A refused and counted the forged PULLs it read (bad_ack + bad_pull $r0 -> $r1 of $n)" \
 			test $((r1 - r0)) -ge $((n * 9 / 10))
 	else
-		check "$what: A dropped them for their missing tag (auth_missing $a0 -> $a1 of $n sent), refused none ($r0 -> $r1)" \
-			test $((a1 - a0)) -ge $((n / 2)) -a "$r1" = "$r0"
+		check "$what: A dropped those it read for their missing tag (auth_missing $a0 -> $a1 of $n), refused none ($r0 -> $r1)" \
+			test $((a1 - a0)) -ge $((n * 9 / 10)) -a "$r1" = "$r0"
 	fi
 }
 
