@@ -5,10 +5,11 @@
  *
  *   eqforge --src ADDR --dst ADDR --type pull|ack|nack|rst --count N
  *           [--ack BASE[+SPREAD]] [--pull BASE[+SPREAD]] [--path ID]
- *           [--seed S]
+ *           [--seed S] [--rate PPS]
  *
  * Sends N headers of TYPE (20 bytes, no options) from ADDR to the edgeq
- * port of --dst, back to back with sendmmsg(), from the source port a
+ * port of --dst, back to back with sendmmsg() (or, with --rate, in
+ * batches paced at PPS headers a second), from the source port a
  * peer's path ID selects (0xc000 | ID), as an attacker who can put packets
  * on the wire with a peer's address would.  Each number is BASE plus a
  * random offset below SPREAD; without a BASE it is random over 32 bits
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "edgeq/wire.h"
@@ -110,7 +112,8 @@ static int parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss,
 static void usage(void)
 {
 	fprintf(stderr, "usage: eqforge --src ADDR --dst ADDR --type pull|ack|nack|rst --count N\n"
-			"               [--ack BASE[+SPREAD]] [--pull BASE[+SPREAD]] [--path ID] [--seed S]\n");
+			"               [--ack BASE[+SPREAD]] [--pull BASE[+SPREAD]] [--path ID] [--seed S]\n"
+			"               [--rate PPS]\n");
 	exit(2);
 }
 
@@ -121,11 +124,12 @@ int main(int argc, char **argv)
 		{ "type", required_argument, NULL, 't' }, { "count", required_argument, NULL, 'n' },
 		{ "ack", required_argument, NULL, 'a' }, { "pull", required_argument, NULL, 'p' },
 		{ "path", required_argument, NULL, 'P' }, { "seed", required_argument, NULL, 'S' },
+		{ "rate", required_argument, NULL, 'r' },
 		{ 0 }
 	};
 	const char *src = NULL, *dst = NULL;
 	struct range ack = { 0 }, pull = { 0 };
-	unsigned long long count = 0, seed = 1;
+	unsigned long long count = 0, seed = 1, rate = 0;
 	unsigned path = 7;
 	int type = -1, c;
 
@@ -139,6 +143,7 @@ int main(int argc, char **argv)
 		case 'p': if (parse_range(optarg, &pull)) usage(); break;
 		case 'P': path = (unsigned)strtoul(optarg, NULL, 0) & 0x3fff; break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'r': rate = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -166,6 +171,9 @@ int main(int argc, char **argv)
 	struct mmsghdr msg[BATCH];
 	unsigned long long sent = 0;
 
+	struct timespec start;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	memset(msg, 0, sizeof(msg));
 	for (int i = 0; i < BATCH; i++) {
 		iov[i] = (struct iovec){ .iov_base = &hdr[i], .iov_len = sizeof(hdr[i]) };
@@ -174,6 +182,15 @@ int main(int argc, char **argv)
 	}
 	while (sent < count) {
 		unsigned n = count - sent < BATCH ? (unsigned)(count - sent) : BATCH;
+
+		if (rate) {	/* the next batch when the rate allows it */
+			uint64_t ns = (uint64_t)start.tv_sec * 1000000000ull + (uint64_t)start.tv_nsec +
+				      sent * 1000000000ull / rate;
+			struct timespec at = { .tv_sec = (time_t)(ns / 1000000000ull),
+					       .tv_nsec = (long)(ns % 1000000000ull) };
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+		}
 
 		for (unsigned i = 0; i < n; i++) {
 			hdr[i] = (struct eq_hdr){

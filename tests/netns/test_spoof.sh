@@ -59,6 +59,14 @@ for i in $(seq 50); do
 	[ "$(agent b rx_data)" -gt 0 ] 2>/dev/null && [ "$(agent a tx_data)" -gt 0 ] 2>/dev/null && break
 	sleep 0.1
 done
+# Pings keep the tunnel in use from here on (tb_stop ends them):
+# a tunnel idle for 10 s is freed with its state.  In the VM layer's
+# emulated CPU B once (2026-11-28) refused none of the spoofed DATA and
+# its next seq jumped 2^30: most likely its state had been freed before
+# they came, and DATA to a receiver without state starts the tunnel
+# (docs/eqds.md, "What a packet may change"), which is not the refusal
+# this test is about.  Each ping moves B's next seq by one.
+tb_bg ip netns exec "$TB_A" ping -q -i 0.2 10.77.0.2 >/dev/null 2>&1
 R=$(agent a rsts)		# RSTs A took so far (none, unless the first transfer drew one)
 E=$(agent b rx_expected)	# the next seq of A's tunnel, in order at B
 P=$(agent b pull_no)		# B's pull number: A's highest pull
