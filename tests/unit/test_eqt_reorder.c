@@ -269,6 +269,37 @@ static void a_late_first_send_doubles_the_window_up_to_a_cap(void **state)
 	eqt_reorder_fini(&q, &pool);
 }
 
+/* A burst that fell behind later packets (the sender's qdisc queue, which
+ * its agent's sends go around) comes late as many packets, all reported
+ * lost under one window: the window doubles once for them, not once for
+ * each (ten took it to its cap at once, and every later loss then waited
+ * half the reorder timeout for its NACK).  A loss reported under the new
+ * window that also comes late doubles it again. */
+static void a_late_burst_doubles_the_window_once(void **state)
+{
+	struct eqt_reorder q;
+
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, LOSS), 0);
+	in(&q, 0, 1);
+	in(&q, 4, 2);				/* 1, 2, 3 fell behind */
+	eqt_reorder_timers(&q, &io, 7, 2 + LOSS);
+	assert_int_equal(R.n_lost, 3);
+	for (uint32_t s = 1; s <= 3; s++)
+		assert_true(eqt_reorder_late(&q, s, false));
+	assert_int_equal(q.late, 3);
+	assert_int_equal(q.loss_ns, 2 * LOSS);
+	for (uint32_t s = 1; s <= 3; s++)
+		in(&q, s, 3);
+	up_in_order(0, 5);
+	in(&q, 7, 10);				/* 5 and 6 behind, under the new window */
+	eqt_reorder_timers(&q, &io, 7, 10 + 2 * LOSS);
+	assert_int_equal(R.n_lost, 5);
+	assert_true(eqt_reorder_late(&q, 5, false));
+	assert_true(eqt_reorder_late(&q, 6, false));
+	assert_int_equal(q.loss_ns, 4 * LOSS);
+	eqt_reorder_fini(&q, &pool);
+}
+
 static void a_restart_sends_everything_up_and_renumbers(void **state)
 {
 	struct eqt_reorder q;
@@ -383,6 +414,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(a_late_first_send_doubles_the_window_up_to_a_cap, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(a_late_burst_doubles_the_window_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(losses_are_found_in_any_epoch, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_restart_sends_everything_up_and_renumbers, setup,
 						teardown),

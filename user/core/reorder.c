@@ -22,13 +22,16 @@ int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, u
 	q->held = calloc(lim, sizeof(*q->held));
 	q->nacked = calloc(lim, sizeof(*q->nacked));
 	q->lostmark = calloc(lim, sizeof(*q->lostmark));
-	if (!lim || !q->held || !q->nacked || !q->lostmark) {
+	q->lostgen = calloc(lim, sizeof(*q->lostgen));
+	if (!lim || !q->held || !q->nacked || !q->lostmark || !q->lostgen) {
 		free(q->held);
 		free(q->nacked);
 		free(q->lostmark);
+		free(q->lostgen);
 		q->held = NULL;
 		q->nacked = NULL;
 		q->lostmark = NULL;
+		q->lostgen = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -42,9 +45,11 @@ void eqt_reorder_fini(struct eqt_reorder *q, struct eqt_pool *pool)
 	free(q->held);
 	free(q->nacked);
 	free(q->lostmark);
+	free(q->lostgen);
 	q->held = NULL;
 	q->nacked = NULL;
 	q->lostmark = NULL;
+	q->lostgen = NULL;
 	q->n = 0;
 }
 
@@ -244,6 +249,7 @@ static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, u
 			continue;	/* here, or NACKed already */
 		eqt_reorder_nacked(q, s);
 		q->lostmark[s % q->lim] = s + 1;
+		q->lostgen[s % q->lim] = q->win_gen;
 		q->lost++;
 		io->lost(io->ctx, peer, s);
 		if (!q->renack_at) {
@@ -281,11 +287,24 @@ uint64_t eqt_reorder_timers(struct eqt_reorder *q, const struct eqt_reorder_io *
 
 bool eqt_reorder_late(struct eqt_reorder *q, uint32_t seq, bool rtx)
 {
+	uint32_t i = seq % q->lim;
+	bool grown;
+
 	if (rtx || !nacked(q, seq))
 		return false;
-	q->nacked[seq % q->lim] = 0;	/* once */
-	q->lostmark[seq % q->lim] = 0;
+	/* Reported lost under a window that has doubled since: one burst
+	 * that fell behind later packets (a sender's qdisc queue its agent's
+	 * sends go around, docs/eqds.md) comes late as many packets, and
+	 * doubling for each took the window from 0.5 ms to its cap at once,
+	 * where every later loss waited 6 ms for its NACK and some repairs
+	 * outlived the reorder timeout. */
+	grown = q->lostmark[i] == seq + 1 && q->lostgen[i] != q->win_gen;
+	q->nacked[i] = 0;	/* once */
+	q->lostmark[i] = 0;
 	q->late++;
-	q->loss_ns = q->loss_ns < q->loss_max_ns / 2 ? q->loss_ns * 2 : q->loss_max_ns;
+	if (!grown) {
+		q->loss_ns = q->loss_ns < q->loss_max_ns / 2 ? q->loss_ns * 2 : q->loss_max_ns;
+		q->win_gen++;
+	}
 	return true;
 }

@@ -36,6 +36,8 @@ struct eqt_reorder {
 	struct eqt_pkt	**held;		/* lim slots, by seq % lim */
 	uint32_t	*nacked;	/* seq + 1 once NACKed (trimmed or lost), by slot */
 	uint32_t	*lostmark;	/* seq + 1 once reported lost, by slot */
+	uint32_t	*lostgen;	/* ... and the window's generation then */
+	uint32_t	win_gen;	/* times the loss window doubled */
 	uint32_t	lim, n;		/* slots; packets held */
 	uint32_t	expected;	/* next seq to go up */
 	uint64_t	gap_since;	/* when the gap at `expected` opened */
@@ -81,8 +83,9 @@ static inline void eqt_reorder_nacked(struct eqt_reorder *q, uint32_t seq)
 
 /* Was seq reported lost (or NACKed) and is this its first send, which
  * came late (rtx: the packet is a resend)?  Then the window was short: it
- * doubles, and the caller treats the packet as already accounted for.
- * Asked once per seq. */
+ * doubles, once for the seqs one window reported (a burst that fell
+ * behind comes late as many packets), and the caller treats the packet
+ * as already accounted for.  Asked once per seq. */
 bool eqt_reorder_late(struct eqt_reorder *q, uint32_t seq, bool rtx);
 
 /* Has seq arrived (gone up, or held)? */
