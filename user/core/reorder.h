@@ -11,7 +11,8 @@
  * NACKs it).  Still missing a re-report interval later (the NACK or the
  * resend was lost too), it is reported again, until it comes or its gap
  * is given up.  Should it come after all (its first send, late),
- * eqt_reorder_late() says so, and the window doubles, up to a cap.  Seqs a
+ * eqt_reorder_late() says so, and the window doubles (once for the seqs one
+ * report covered), up to a cap.  Seqs a
  * scheme NACKed itself (trimmed headers) are marked with
  * eqt_reorder_nacked() and never reported as lost.
  *
