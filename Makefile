@@ -171,9 +171,10 @@ $(OUT)/fabric/eqload: $(OUT)/tests/fabric/load/main.o $(LOAD_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ -lm
 
-$(OUT)/tests/netns/%: tests/netns/%.c | $(OUT)/.deps
+# They build on eqload's library (addresses, arguments, random numbers).
+$(OUT)/tests/netns/%: tests/netns/%.c $(LOAD_LIB) | $(OUT)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(INCS) -o $@ $<
+	$(CC) $(CFLAGS) $(INCS) -Itests/fabric/load -o $@ $< $(LOAD_LIB) -lm
 
 $(OUT)/tests/bpf/%: $(OUT)/tests/bpf/%.o $(OUT)/tests/bpf/pkt.o $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(PKG_LIBS)

@@ -18,7 +18,6 @@
  * socat sends one datagram per process; at a few hundred a second that
  * is no flood.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -31,6 +30,9 @@
 #include <unistd.h>
 
 #include "edgeq/wire.h"
+#include "args.h"	/* eqload's library (tests/fabric/load/) */
+#include "rng.h"
+#include "sock.h"
 
 #define BATCH 64
 
@@ -39,14 +41,11 @@ struct range {
 	int given;
 };
 
-/* xorshift64*: reproducible from --seed, and no libc state. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static struct eql_rng rng;	/* eqload's: reproducible from --seed */
+
 static uint32_t rng32(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return (uint32_t)(eql_rng_next(&rng) >> 32);
 }
 
 static uint32_t pick(const struct range *r)
@@ -87,28 +86,6 @@ static int parse_type(const char *s)
 	return -1;
 }
 
-/* ADDR (IPv4 or IPv6) and PORT into ss; its family, or -1. */
-static int parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, s, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(port);
-		*len = sizeof(*a4);
-		return AF_INET;
-	}
-	if (inet_pton(AF_INET6, s, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(port);
-		*len = sizeof(*a6);
-		return AF_INET6;
-	}
-	return -1;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: eqforge --src ADDR --dst ADDR --type pull|ack|nack|rst --count N\n"
@@ -129,7 +106,7 @@ int main(int argc, char **argv)
 	};
 	const char *src = NULL, *dst = NULL;
 	struct range ack = { 0 }, pull = { 0 };
-	unsigned long long count = 0, seed = 1, rate = 0;
+	uint64_t count = 0, seed = 1, rate = 0;
 	unsigned path = 7;
 	int type = -1, c;
 
@@ -138,30 +115,29 @@ int main(int argc, char **argv)
 		case 's': src = optarg; break;
 		case 'd': dst = optarg; break;
 		case 't': type = parse_type(optarg); if (type < 0) usage(); break;
-		case 'n': count = strtoull(optarg, NULL, 0); break;
+		case 'n': if (eql_arg_u64(optarg, &count)) usage(); break;
 		case 'a': if (parse_range(optarg, &ack)) usage(); break;
 		case 'p': if (parse_range(optarg, &pull)) usage(); break;
 		case 'P': path = (unsigned)strtoul(optarg, NULL, 0) & 0x3fff; break;
-		case 'S': seed = strtoull(optarg, NULL, 0); break;
-		case 'r': rate = strtoull(optarg, NULL, 0); break;
+		case 'S': if (eql_arg_u64(optarg, &seed)) usage(); break;
+		case 'r': if (eql_arg_u64(optarg, &rate)) usage(); break;
 		default: usage();
 		}
 	}
 	if (!src || !dst || type < 0 || !count || optind != argc)
 		usage();
-	rng_state ^= seed * 0xbf58476d1ce4e5b9ull;
+	eql_rng_seed(&rng, seed);
 
-	struct sockaddr_storage from, to;
-	socklen_t flen, tlen;
-	int fam = parse_addr(src, 0xc000 | path, &from, &flen);
+	struct eql_endpoint from, to;
 
-	if (fam < 0 || parse_addr(dst, EQ_DEFAULT_PORT, &to, &tlen) != fam) {
+	if (eql_resolve(src, 0xc000 | path, &from) || eql_resolve(dst, EQ_DEFAULT_PORT, &to) ||
+	    from.family != to.family) {
 		fprintf(stderr, "eqforge: --src and --dst must be addresses of one family\n");
 		return 2;
 	}
-	int fd = socket(fam, SOCK_DGRAM, 0);
+	int fd = socket(from.family, SOCK_DGRAM, 0);
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&from, flen)) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&from.ss, from.len)) {
 		fprintf(stderr, "eqforge: socket on %s: %s\n", src, strerror(errno));
 		return 1;
 	}
@@ -169,7 +145,7 @@ int main(int argc, char **argv)
 	struct eq_hdr hdr[BATCH];
 	struct iovec iov[BATCH];
 	struct mmsghdr msg[BATCH];
-	unsigned long long sent = 0;
+	uint64_t sent = 0;
 
 	struct timespec start;
 
@@ -177,7 +153,7 @@ int main(int argc, char **argv)
 	memset(msg, 0, sizeof(msg));
 	for (int i = 0; i < BATCH; i++) {
 		iov[i] = (struct iovec){ .iov_base = &hdr[i], .iov_len = sizeof(hdr[i]) };
-		msg[i].msg_hdr = (struct msghdr){ .msg_name = &to, .msg_namelen = tlen,
+		msg[i].msg_hdr = (struct msghdr){ .msg_name = &to.ss, .msg_namelen = to.len,
 						   .msg_iov = &iov[i], .msg_iovlen = 1 };
 	}
 	while (sent < count) {
@@ -210,7 +186,7 @@ int main(int argc, char **argv)
 		}
 		sent += (unsigned)r;
 	}
-	printf("%llu\n", sent);
+	printf("%llu\n", (unsigned long long)sent);
 	close(fd);
 	return sent == count ? 0 : 1;
 }

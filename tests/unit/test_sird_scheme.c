@@ -657,7 +657,6 @@ static void test_slow_agent(void **state)
 	assert_true(S.done_at[0] / 1e9 <= 1.2 * ideal + 4 * loop / 1e9);
 	assert_int_equal(S.trims, 0);
 	expect_credit_back();
-	expect_credit_back();
 	teardown_sim();
 }
 

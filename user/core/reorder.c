@@ -22,16 +22,13 @@ int eqt_reorder_init(struct eqt_reorder *q, uint32_t lim, uint64_t timeout_ns, u
 	q->held = calloc(lim, sizeof(*q->held));
 	q->nacked = calloc(lim, sizeof(*q->nacked));
 	q->lostmark = calloc(lim, sizeof(*q->lostmark));
-	q->lostgen = calloc(lim, sizeof(*q->lostgen));
-	if (!lim || !q->held || !q->nacked || !q->lostmark || !q->lostgen) {
+	if (!lim || !q->held || !q->nacked || !q->lostmark) {
 		free(q->held);
 		free(q->nacked);
 		free(q->lostmark);
-		free(q->lostgen);
 		q->held = NULL;
 		q->nacked = NULL;
 		q->lostmark = NULL;
-		q->lostgen = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -45,11 +42,9 @@ void eqt_reorder_fini(struct eqt_reorder *q, struct eqt_pool *pool)
 	free(q->held);
 	free(q->nacked);
 	free(q->lostmark);
-	free(q->lostgen);
 	q->held = NULL;
 	q->nacked = NULL;
 	q->lostmark = NULL;
-	q->lostgen = NULL;
 	q->n = 0;
 }
 
@@ -113,7 +108,7 @@ void eqt_reorder_restart(struct eqt_reorder *q, const struct eqt_reorder_io *io,
 	 * "after" any new epoch in the upper half of the seq space from it,
 	 * and losses() reported nothing until the gap timed out: no NACK
 	 * for half of all epochs (fuzz_smartt's sim found it). */
-	q->lost_hi = q->renack_hi = q->mark_seq = q->held_hi = expected;
+	q->lost_hi = q->renack_hi = q->mark_seq = q->held_hi = q->grown_hi = expected;
 	q->mark_at = 0;
 }
 
@@ -249,7 +244,6 @@ static uint64_t losses(struct eqt_reorder *q, const struct eqt_reorder_io *io, u
 			continue;	/* here, or NACKed already */
 		eqt_reorder_nacked(q, s);
 		q->lostmark[s % q->lim] = s + 1;
-		q->lostgen[s % q->lim] = q->win_gen;
 		q->lost++;
 		io->lost(io->ctx, peer, s);
 		if (!q->renack_at) {
@@ -292,19 +286,20 @@ bool eqt_reorder_late(struct eqt_reorder *q, uint32_t seq, bool rtx)
 
 	if (rtx || !nacked(q, seq))
 		return false;
-	/* Reported lost under a window that has doubled since: one burst
-	 * that fell behind later packets (a sender's qdisc queue its agent's
-	 * sends go around, docs/eqds.md) comes late as many packets, and
-	 * doubling for each took the window from 0.5 ms to its cap at once,
-	 * where every later loss waited 6 ms for its NACK and some repairs
-	 * outlived the reorder timeout. */
-	grown = q->lostmark[i] == seq + 1 && q->lostgen[i] != q->win_gen;
+	/* Reported lost before the window last doubled: one burst that fell
+	 * behind later packets (a sender's qdisc queue its agent's sends go
+	 * around, docs/eqds.md) comes late as many packets, and doubling for
+	 * each took the window from 0.5 ms to its cap at once, where every
+	 * later loss waited 6 ms for its NACK and some repairs outlived the
+	 * reorder timeout.  Reports go in seq order, so "before" is a seq
+	 * below what had been reported then. */
+	grown = q->lostmark[i] == seq + 1 && eqt_seq_before(seq, q->grown_hi);
 	q->nacked[i] = 0;	/* once */
 	q->lostmark[i] = 0;
 	q->late++;
 	if (!grown) {
 		q->loss_ns = q->loss_ns < q->loss_max_ns / 2 ? q->loss_ns * 2 : q->loss_max_ns;
-		q->win_gen++;
+		q->grown_hi = q->lost_hi;
 	}
 	return true;
 }

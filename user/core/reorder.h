@@ -37,8 +37,6 @@ struct eqt_reorder {
 	struct eqt_pkt	**held;		/* lim slots, by seq % lim */
 	uint32_t	*nacked;	/* seq + 1 once NACKed (trimmed or lost), by slot */
 	uint32_t	*lostmark;	/* seq + 1 once reported lost, by slot */
-	uint32_t	*lostgen;	/* ... and the window's generation then */
-	uint32_t	win_gen;	/* times the loss window doubled */
 	uint32_t	lim, n;		/* slots; packets held */
 	uint32_t	expected;	/* next seq to go up */
 	uint64_t	gap_since;	/* when the gap at `expected` opened */
@@ -49,6 +47,8 @@ struct eqt_reorder {
 	uint64_t	loss_max_ns;	/* ... and at most */
 	uint32_t	held_hi;	/* one past the highest seq held */
 	uint32_t	mark_seq, lost_hi;
+	uint32_t	grown_hi;	/* the window last doubled for a seq
+					 * reported before this (lost_hi then) */
 	uint64_t	mark_at;
 	uint64_t	renack_at;	/* seqs reported lost and still missing are
 					 * reported again then (0: none), */
