@@ -43,6 +43,7 @@ struct rec {
 	unsigned	n_lost;
 	uint32_t	pull_acked;	/* the highest cumulative ack of a PULL, less ISN */
 	uint32_t	last_ack;	/* the seq of the last ACK */
+	uint32_t	last_ack_echo;	/* ... its TSTAMP echo (0: none) */
 	uint32_t	rst_floor, rst_echo;	/* the last RST's */
 };
 
@@ -66,6 +67,7 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 			r->pull_acked = h->seq_ack - ISN;
 	} else if (h->type == EQ_T_ACK) {
 		r->acks++;
+		r->last_ack_echo = h->opts & EQT_OPT(EQ_OPT_TSTAMP) ? h->ts_echo : 0;
 		r->last_ack = h->seq_ack;
 	}
 	else if (h->type == EQ_T_NACK && (h->flags & EQ_F_LOST)) {
@@ -562,6 +564,24 @@ static void rts__answer_acknowledges_only_what_came(void **state)
 	fx_free(f);
 }
 
+/* The answer to an RTS goes at once and echoes the RTS's TSTAMP: the
+ * sender's first RTT sample in RTS mode (test_eqds_sender.c,
+ * rtt__an_rts_answer_echoing_it_is_a_sample).  An RTS without one gets an
+ * answer without one. */
+static void rts__answer_echoes_its_timestamp(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+	struct eqt_hdr h = { .type = EQ_T_RTS, .flags = EQ_F_SYN, .seq_ack = ISN, .pull = 2,
+			      .opts = EQT_OPT(EQ_OPT_TSTAMP), .ts = 123457 };
+
+	eqds_wire(f->e, 0, &h, NULL, 1000);
+	assert_int_equal(f->rec.acks, 1);
+	assert_int_equal(f->rec.last_ack_echo, 123457);
+	rts(f, 0, ISN, 0, 2, 2000);
+	assert_int_equal(f->rec.acks, 2);
+	assert_int_equal(f->rec.last_ack_echo, 0);
+	fx_free(f);
+}
 
 /* An RTS gives, beside its target, the sender's limit: the pull number
  * up to which its credit may be out of its hands (its highest pull, plus
@@ -868,6 +888,7 @@ int main(void)
 		cmocka_unit_test(asl__bad_weights_refused),
 		cmocka_unit_test(epoch__a_syn_burst_of_more_than_1024),
 		cmocka_unit_test(rts__answer_acknowledges_only_what_came),
+		cmocka_unit_test(rts__answer_echoes_its_timestamp),
 		cmocka_unit_test(rts__the_limit_counts_what_is_out_of_the_senders_hands),
 		cmocka_unit_test(loss__a_gap_is_nacked_lost_after_the_window),
 		cmocka_unit_test(loss__each_missing_seq_once_and_trimmed_ones_not),

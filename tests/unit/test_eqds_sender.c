@@ -38,6 +38,7 @@ struct rec {
 	uint32_t	rts_target;	/* the last RTS's pull target */
 	uint32_t	rts_aux;	/* ... and its limit (0: none) */
 	uint32_t	rts_seq;	/* ... and its seq */
+	uint32_t	rts_ts;		/* ... and its TSTAMP (0: none) */
 	uint32_t	data_target;	/* the last DATA's pull target */
 };
 
@@ -61,6 +62,7 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		r->rts_target = h->pull;
 		r->rts_aux = h->aux;
 		r->rts_seq = h->seq_ack;
+		r->rts_ts = h->opts & EQT_OPT(EQ_OPT_TSTAMP) ? h->ts : 0;
 	}
 }
 
@@ -923,6 +925,47 @@ static void rts_regrow__a_round_trip_after_a_pull_backing_off_without_not_when_b
 	fx_free(f);
 }
 
+/* RTS mode: the receiver answers an RTS at once, echoing its TSTAMP, and
+ * the answer is the tunnel's first RTT sample, a round trip before its
+ * first DATA's ACK: its BDP follows the path from then on.  Without it
+ * the BDP stayed at its floor until the first DATA's ACK (a SYN's, held
+ * by the ACK delay, gives none): on the fabric a 2 MB flow over 1 ms
+ * links went at 4 packets a round trip for two round trips.  An answer
+ * that echoes something else, or an older RTS, gives no sample. */
+static void rtt__an_rts_answer_echoing_it_is_a_sample(void **state)
+{
+	struct eqds_cfg cfg = cfg0;
+	struct eqt_hdr h = { .type = EQ_T_ACK, .opts = EQT_OPT(EQ_OPT_TSTAMP) };
+	struct fx *f;
+	uint32_t isn;
+
+	cfg.rts = true;
+	cfg.bdp_auto = true;
+	f = fx_new_cfg(&cfg, 1024);
+	local(f, 3);
+	run_until(f, f->now + 10000);
+	assert_int_equal(f->rec.rts, 1);
+	assert_true(f->rec.rts_ts != 0);
+	isn = stats(f).tx_epoch;
+	uint32_t bdp0 = stats(f).bdp;
+
+	f->now += 2000000;	/* the answer comes 2 ms later, echoing another */
+	h.seq_ack = isn - 1;
+	h.ts_echo = f->rec.rts_ts + 1;
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+	assert_int_equal(stats(f).srtt_us, 0);
+	h.ts_echo = f->rec.rts_ts;	/* now its own */
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+	assert_true(stats(f).srtt_us >= 1900 && stats(f).srtt_us <= 2100);
+	/* 2 ms at the link rate, and twice the first sample's variation. */
+	assert_true(stats(f).bdp > bdp0);
+	/* Once: the same echo again gives no second sample. */
+	f->now += 3000000;
+	eqds_wire(f->e, PEER, &h, NULL, f->now);
+	assert_true(stats(f).srtt_us <= 2100);
+	fx_free(f);
+}
+
 /* ---- the wire arbiter ---- */
 
 /* Both classes loaded, credit for all of it: DRR shares the link between
@@ -1318,6 +1361,7 @@ int main(void)
 		cmocka_unit_test(counters__survive_the_tunnel),
 		cmocka_unit_test(live_next__matches_a_scan),
 		cmocka_unit_test(pull_target__rts_mode_runs_ahead_by_a_round_trip),
+		cmocka_unit_test(rtt__an_rts_answer_echoing_it_is_a_sample),
 		cmocka_unit_test(rts_regrow__a_round_trip_after_a_pull_backing_off_without_not_when_busy),
 		cmocka_unit_test(drr__classes_share_the_link_whatever_the_quantum),
 		cmocka_unit_test(infl__holds_a_bdp_of_more_than_4096_packets),

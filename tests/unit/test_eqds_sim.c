@@ -26,8 +26,9 @@
 #define MAXS	9
 #define MTU	1500
 #define RATE	1000000000ULL
-#define PROP	10000ULL
-#define NPKT	700			/* ~1 MB per sender */
+#define PROP	(S.prop)	/* one way, each of the two hops: 10 us unless a test sets it */
+#define NPKT	700
+#define DEP_RING	4096			/* ~1 MB per sender */
 /* What a packet of len bytes (an IP packet, as the module's `mtu` counts)
  * costs on the model link: Ethernet header and framing, as on a real one,
  * and as the pull pacer counts. */
@@ -49,8 +50,13 @@ static struct sim {
 	int		n;		/* senders */
 	struct eqds	*s[MAXS], *r;
 	struct eqt_pool	sp[MAXS], rp;
+	uint64_t	prop;
 	uint64_t	port_free;	/* bottleneck busy until */
+	bool		snd_link;	/* model each sender's link */
+	uint64_t	snd_free[MAXS];	/* ... busy until */
 	uint32_t	port_q;		/* data packets queued at the bottleneck */
+	uint64_t	dep[DEP_RING];	/* when each of them leaves it, in order */
+	uint32_t	dep_head, dep_n;
 	uint32_t	port_qmax, trims, drops, trim_at;
 	uint64_t	last_trim_at;	/* when the port last trimmed */
 	int64_t		trimmed_bytes[MAXS];	/* trimmed, NACK not yet at the sender */
@@ -69,6 +75,7 @@ static struct sim {
 	 * flow in slow start feeds its tunnel in bursts. */
 	uint32_t	win[MAXS], win_max;
 	int64_t		max_sum;
+	uint32_t	bdp_hi;		/* the largest BDP a sender's tunnel had */
 	int		cur;		/* whose io callback runs */
 } S;
 
@@ -95,14 +102,27 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 {
 	int i = (int)(intptr_t)ctx;
 	struct ev e = { .to = MAXS, .from = i, .h = *h, .len = p->len };
-	uint64_t arrive = S.now + PROP, start;
+	uint64_t arrive, start;
 
 	memcpy(&e.id, p->data, 4);
+	/* The sender's own link (S.snd_link): a burst leaves at the link
+	 * rate.  Without it (the tests written before it) a burst reaches
+	 * the bottleneck at once, a harsher case for trimming. */
+	start = S.now > S.snd_free[i] || !S.snd_link ? S.now : S.snd_free[i];
+	S.snd_free[i] = start + (S.snd_link ? WIRE(p->len) * 8 * 1000000000ULL / RATE : 0);
+	arrive = S.snd_free[i] + PROP;
 	if (data_lost() || (S.now >= S.dark_from && S.now < S.dark_to)) {	/* lost on the sender's link */
 		S.data_lost++;
 		return;
 	}
-	/* The bottleneck: FIFO at the link rate; trim above the threshold. */
+	/* The bottleneck: FIFO at the link rate; trim above the threshold.
+	 * What it holds when this packet comes: the packets before it that
+	 * have not left by then (not those on their way to the receiver). */
+	while (S.dep_n && S.dep[S.dep_head] <= arrive) {
+		S.dep_head = (S.dep_head + 1) % DEP_RING;
+		S.dep_n--;
+	}
+	S.port_q = S.dep_n;
 	if (S.port_q >= S.trim_at) {
 		if (S.rts) {
 			S.drops++;
@@ -118,6 +138,8 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 	}
 	start = arrive > S.port_free ? arrive : S.port_free;
 	S.port_free = start + WIRE(p->len) * 8 * 1000000000ULL / RATE;
+	assert_true(S.dep_n < DEP_RING);
+	S.dep[(S.dep_head + S.dep_n++) % DEP_RING] = S.port_free;
 	S.port_q++;
 	if (S.port_q > S.port_qmax)
 		S.port_qmax = S.port_q;
@@ -128,6 +150,7 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 static void s_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 {
 	struct ev e = { .t = S.now + 2 * PROP, .to = MAXS, .from = (int)(intptr_t)ctx, .h = *h };
+
 
 	if (!lost())
 		push(e);
@@ -176,13 +199,27 @@ static struct eqds_cfg cfg(bool rts, uint64_t loss_ns)
 
 /* The receiver's loss window for the next setup() (then back to off). */
 static uint64_t next_loss_ns;
+/* The next setup()'s propagation delay per hop and bdp_auto (then back
+ * to 10 us and a fixed BDP). */
+static uint64_t next_prop_ns;
+static bool next_bdp_auto;
 
 static void setup(int n, bool rts, double loss)
 {
 	struct eqds_cfg c = cfg(rts, next_loss_ns);
 
+	c.bdp_auto = next_bdp_auto;
 	next_loss_ns = 0;
 	memset(&S, 0, sizeof(S));
+	S.prop = next_prop_ns ? next_prop_ns : 10000;
+	S.snd_link = next_prop_ns != 0;
+	if (next_prop_ns) {	/* the defaults' reorder timeout and RTO (docs/config.md) */
+		c.reorder_ns = 12000000;
+		c.rto_ns = 10000000;
+		c.reorder_limit = 1024;
+	}
+	next_prop_ns = 0;
+	next_bdp_auto = false;
 	S.loss_ns = c.loss_ns;
 	S.n = n;
 	S.rts = rts;
@@ -268,11 +305,16 @@ static void check_invariant(void)
 		 * ASL entry: the fabric knows which to take off. */
 		int64_t sum = eqds_credit_sum(S.s[i], 0, S.r, (uint32_t)i) - S.trimmed_bytes[i];
 
+		struct eqds_peer_stats a, b;
+
 		if (sum > S.max_sum)
 			S.max_sum = sum;
-		if (S.ctl_loss == 0 && sum > 9 * MTU) {
-			struct eqds_peer_stats a, b;
-			eqds_peer_stats(S.s[i], 0, &a);
+		/* Under bdp_auto the bound is the largest BDP the tunnel has had:
+		 * credit given out under it is not taken back when it shrinks. */
+		eqds_peer_stats(S.s[i], 0, &a);
+		if (a.bdp > S.bdp_hi)
+			S.bdp_hi = a.bdp;
+		if (S.ctl_loss == 0 && sum > (int64_t)(S.bdp_hi > 8 * MTU ? S.bdp_hi : 8 * MTU) + MTU) {
 			eqds_peer_stats(S.r, i, &b);
 			printf("# t=%llu i=%d sum=%lld credit=%lld hp=%u infl=%llu pull_no=%u target=%u trims=%u\n",
 			       (unsigned long long)S.now, i, (long long)sum, (long long)a.credit, a.highest_pull,
@@ -306,7 +348,6 @@ static void run(uint64_t until, uint64_t flush_at, int flush_who)
 				struct eqt_pkt *p = NULL;
 
 				if (e.h.type == EQ_T_DATA) {
-					S.port_q--;
 					p = eqt_pkt_get(&S.rp);
 					assert_non_null(p);
 					p->len = e.len;
@@ -466,6 +507,48 @@ static void test_rts_window_limited_source(void **state)
 	teardown_sim();
 }
 
+/* A TCP flow's slow start on a long path: 1 ms round trip (83 packets at
+ * the rate), the BDP following the measured RTT from its 8-MTU floor, the
+ * source's window 10 packets at first and one more per delivery, each
+ * sender's own link modelled.  Trimming mode starts with a BDP of credit;
+ * RTS mode asks first, a round trip, and its loop grows by what each RTS
+ * asks, about a round trip behind the source.  Measured: trimming 10.45
+ * ms, RTS 13.65 (ideal 8.61 + the round trip 1.0).  A lone flow never
+ * queues at a bottleneck of its own link's rate. */
+static uint64_t long_path_done(bool rts)
+{
+	uint64_t done;
+
+	next_prop_ns = 250000;
+	next_bdp_auto = true;
+	setup(1, rts, 0);
+	S.win_max = NPKT;
+	S.win[0] = 10;
+	feed();
+	run(2000000000ULL, 0, 0);
+	expect_complete(true);
+	done = S.done_at[0];
+	printf("# %s mode, slow start on a 1 ms path: done at %.2f ms (ideal %.2f + 1 RTT), queue max %u, "
+	       "drops %u, trims %u\n", rts ? "RTS" : "trimming", done / 1e6,
+	       1.0 * NPKT * WIRE(MTU) * 8 / 1e6, S.port_qmax, S.drops, S.trims);
+	assert_true(S.port_qmax <= 2);
+	assert_int_equal(S.drops + S.trims, 0);
+	teardown_sim();
+	return done;
+}
+
+static void test_rts_slow_start_long_path(void **state)
+{
+	uint64_t ideal = NPKT * WIRE(MTU) * 8, rtt = 1000000;
+	uint64_t trim = long_path_done(false), rts = long_path_done(true);
+
+	printf("# RTS / trimming: %.2f\n", (double)rts / trim);
+	/* Slow start costs trimming mode a round trip or two... */
+	assert_true(trim < ideal + 2 * rtt);
+	/* ... and RTS mode its RTS and a slower ramp: four at most. */
+	assert_true(rts < trim + 4 * rtt);
+}
+
 static void test_control_loss(void **state)
 {
 	double losses[] = { 0.01, 0.05 };
@@ -604,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_incast_trimming),
 		cmocka_unit_test(test_incast_rts),
 		cmocka_unit_test(test_rts_window_limited_source),
+		cmocka_unit_test(test_rts_slow_start_long_path),
 		cmocka_unit_test(test_control_loss),
 		cmocka_unit_test(test_flush_either_side),
 		cmocka_unit_test(test_data_loss),

@@ -75,6 +75,8 @@ struct tx_tunnel {
 	uint32_t	highest_pull;
 	int64_t		credit;
 	uint64_t	last_ctl_ns, busy_until, last_rts_ns, last_use_ns;
+	uint32_t	rts_ts;		/* the last RTS's TSTAMP, until its answer
+					 * (echoing it) gave an RTT sample; 0: none */
 	/* Bytes sent in the current round trip (from rate_at) and the last
 	 * one: what the flow feeds the tunnel per round trip, which RTS
 	 * mode asks for ahead of the queue (sender.c, tx_ahead_pkts()). */

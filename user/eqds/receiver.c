@@ -132,6 +132,22 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
 	e->io.send_ctl(e->io.ctx, peer, &h);
 }
 
+/* The answer to an RTS, at once: an ACK of the last seq delivered in
+ * order, echoing the RTS's TSTAMP so that the sender can time the round
+ * trip (sender.c: before its first DATA's ACK it has no other sample). */
+static void answer_rts(struct eqds *e, uint32_t peer, struct rx_tunnel *r, const struct eqt_hdr *rts)
+{
+	struct eqt_hdr h = { .type = EQ_T_ACK, .flags = rts->flags & EQ_F_SYN,
+			      .seq_ack = r->core.q.expected - 1, .pull = r->pull_no,
+			      .aux = eqds_rx_busy_ns(e) };
+
+	if (rts->opts & EQT_OPT(EQ_OPT_TSTAMP)) {
+		h.opts = EQT_OPT(EQ_OPT_TSTAMP);
+		h.ts_echo = rts->ts;
+	}
+	e->io.send_ctl(e->io.ctx, peer, &h);
+}
+
 /* A cumulative ACK or a PULL (RX_HELD_*) for peer: at once, or, within a
  * run of the scheme, held until its end, when one frame says everything
  * the run had to say to the peer: the PULL with every pull the run
@@ -347,7 +363,7 @@ bool eqds_rx_packet(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, stru
 		 * cumulative ack does.  Not the RTS's seq: that is the sender's
 		 * next, and the ACK would free the packet that gets it should
 		 * that one be sent before the ACK arrives (and trimmed). */
-		eqds_rx_send_ctl(e, peer, EQ_T_ACK, h->flags & EQ_F_SYN, r->core.q.expected - 1);
+		answer_rts(e, peer, r, h);
 		eqds_rx_direct_open(e, peer, r);	/* closed above by a new epoch */
 		return true;
 	}
