@@ -310,7 +310,7 @@ CHECK static void check_sender(int k)
  * took, and at most those it holds. */
 static void shown(int i)
 {
-	sird_sync(N[i].e);
+	sird_sync(N[i].e, now);
 	need(N[i].bucket[0].taken == N[i].taken);
 	need(N[i].bucket[0].queued <= N[i].taken);
 	for (uint32_t j = 1; j < N[i].npeers; j++)
@@ -515,6 +515,7 @@ static void host_send(struct node *n, uint8_t cls, uint16_t len)
 	say("%9.3f ms host %s: class %u id %u len %u\n", now / 1e6, name(n), cls, id & 0x7fffffff,
 	    p->len);
 	n->taken++;
+	n->bucket[0].handed++;		/* as TC counts it, handing it over */
 	sird_local(n->e, 0, p, now);	/* a drop at the edge queue is allowed */
 }
 

@@ -218,7 +218,7 @@ static void deliver(void *ctx, uint32_t peer, struct eqt_pkt *p)
  * it took, and at most those it holds. */
 static void shown(int i)
 {
-	smartt_sync(S[i].e);
+	smartt_sync(S[i].e, now);
 	need(S[i].bucket[0].taken == S[i].taken);
 	need(S[i].bucket[0].queued <= S[i].taken);
 	for (int j = 1; j < NPEERS; j++)
@@ -302,6 +302,7 @@ static void host_send(struct side *s, uint8_t cls, uint16_t len)
 	say("%8.3f ms host %c: class %u id %u len %u\n", now / 1e6, 'A' + (int)(s - S), cls,
 	    id & 0x7fffffff, p->len);
 	s->taken++;
+	s->bucket[0].handed++;		/* as TC counts it, handing it over */
 	smartt_local(s->e, 0, p, now);	/* a drop at the edge queue is allowed */
 }
 

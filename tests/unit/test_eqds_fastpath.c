@@ -602,6 +602,29 @@ static void lease__waits_for_what_tc_handed_while_closed(void **state)
 	fx_free(f);
 }
 
+/* A packet TC handed over and the agent never read (lost on its way),
+ * and the tunnel goes idle and is freed before any lease sync adopted
+ * the count: the freed tunnel leaves TC's count reconciled, or TC, which
+ * holds back TCP packets with data in flight while handed - taken says
+ * something waits, would hold them for ever with no tunnel to ask. */
+static void free__leaves_nothing_waiting_for_tc(void **state)
+{
+	struct fx *f = fx_new(false);
+	uint32_t isn = establish(f, 0);
+
+	(void)isn;
+	bucket[PEER].handed++;		/* lost on its way */
+	assert_int_equal(bucket[PEER].handed - bucket[PEER].taken, 1);
+	for (int k = 0; k < 12 && stats(f).tx_state != EQDS_TX_CLOSED; k++) {
+		f->now += 1000000000ULL;
+		eqds_run(f->e, f->now);
+	}
+	assert_int_equal(stats(f).tx_state, EQDS_TX_CLOSED);	/* freed */
+	assert_int_equal(bucket[PEER].handed, bucket[PEER].taken);
+	assert_int_equal(bucket[PEER].queued, 0);
+	fx_free(f);
+}
+
 /* Nothing in flight, trimming mode, receiver not busy: the lease is
  * topped up to one BDP as restart() would start an idle tunnel.  Only
  * when nothing is in flight, copies on their way to the agent included. */
@@ -1515,6 +1538,7 @@ int main(void)
 		cmocka_unit_test(local__takes_the_lease_back_and_numbers_after_tc),
 		cmocka_unit_test(shut__lease_is_taken_back_by_sync),
 		cmocka_unit_test(lease__waits_for_what_tc_handed_while_closed),
+		cmocka_unit_test(free__leaves_nothing_waiting_for_tc),
 		cmocka_unit_test(topup__to_one_bdp_only_when_nothing_is_in_flight),
 		cmocka_unit_test(topup__waits_out_a_busy_receiver),
 		cmocka_unit_test(topup__never_in_rts_mode),

@@ -408,8 +408,8 @@ static void test_reps_leaves_dead_paths(void **state)
 	/* What TC sends itself (bare TCP ACKs) goes by a path that works:
 	 * the sender's current one, and at the receiver, which sends no
 	 * DATA back, the path of the last DATA that came. */
-	smartt_sync(S.s[0]);
-	smartt_sync(S.r);
+	smartt_sync(S.s[0], S.now);
+	smartt_sync(S.r, S.now);
 	assert_true(sb[0].path & EQ_PATH_SET);
 	assert_true((sb[0].path & 0xffff) < 8 && (sb[0].path & 0xffff) % 4 != 1);
 	assert_true(rb[0].path & EQ_PATH_SET);
@@ -426,6 +426,45 @@ static void test_reps_leaves_dead_paths(void **state)
 	assert_true(S.dead_sends * 20 < S.sends);
 	assert_true(own.repaths > 0);
 	assert_int_equal(own.explores, 1);
+	teardown_sim();
+}
+
+/* What TC counts as waiting for the agent (handed - taken, core/edge.h)
+ * comes back to 0 when a packet TC handed over never reached the agent:
+ * an RTO after a sync saw it handed, and at once when the tunnel is
+ * freed.  Left counted, it would have refused the peer's packets for
+ * ever once `edge_queue` of them were lost so. */
+static void test_edge_count_settles(void **state)
+{
+	static struct eq_credit sb[MAXS];
+	uint32_t taken;
+
+	(void)state;
+	rng_state = 5;
+	setup(1, true);
+	memset(sb, 0, sizeof(sb));
+	smartt_set_bucket(S.s[0], sb);
+	offer_all();
+	run(4000000000ULL, 0);
+	expect_complete(true);
+	smartt_sync(S.s[0], S.now);
+	taken = sb[0].taken;
+	assert_int_equal(taken, NPKT);
+	sb[0].handed = taken + 2;		/* TC handed 2 more; both lost */
+	S.now += 1000000;			/* a sync an RTO after the last: */
+	smartt_sync(S.s[0], S.now);		/* its mark sees them */
+	S.now += 1000000 - 1;			/* the RTO, less a ns: they may come */
+	smartt_sync(S.s[0], S.now);
+	assert_int_equal(sb[0].taken, taken);
+	S.now += 1;
+	smartt_sync(S.s[0], S.now);
+	assert_int_equal(sb[0].taken, taken + 2);
+	/* One more lost, and the tunnel freed (flushed here; idle, or a
+	 * peer removed, alike): counted at once. */
+	sb[0].handed++;
+	smartt_flush(S.s[0], 0, S.now);
+	assert_int_equal(sb[0].taken, sb[0].handed);
+	assert_int_equal(sb[0].queued, 0);
 	teardown_sim();
 }
 
@@ -649,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_nscc_incast),
 		cmocka_unit_test(test_nscc_losses_without_trimming),
 		cmocka_unit_test(test_reps_leaves_dead_paths),
+		cmocka_unit_test(test_edge_count_settles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

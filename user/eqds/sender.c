@@ -79,7 +79,16 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t)
 		return;
 	eqds_tx_lease_close(e, peer, t, now);
-	if (e->bucket) {	/* nothing queued any more, for TC */
+	if (e->bucket) {
+		/* Nothing queued any more, for TC, and nothing on its way to
+		 * us: a packet TC handed over and we never read (its socket
+		 * was full) is long lost once the tunnel is idle.  Only live
+		 * tunnels reconcile the count (fastpath.c), and left behind,
+		 * handed - taken kept TC holding back every TCP packet with
+		 * data in flight to the peer, with no tunnel to ask for
+		 * credit: a connection that had stalled for the idle time
+		 * stalled for good. */
+		e->host_taken[peer] = __atomic_load_n(&e->bucket[peer].handed, __ATOMIC_ACQUIRE);
 		__atomic_store_n(&e->bucket[peer].queued, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->bucket[peer].taken, e->host_taken[peer], __ATOMIC_RELAXED);
 	}

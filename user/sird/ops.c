@@ -115,8 +115,7 @@ static void set_maps(void *s, struct eq_credit *credit, struct eq_rx *rx)
 
 static void lease_sync(void *s, uint64_t now)
 {
-	(void)now;
-	sird_sync(s);
+	sird_sync(s, now);
 }
 
 static bool sleep_until(void *s, uint64_t until)

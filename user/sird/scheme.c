@@ -167,12 +167,14 @@ void sird_set_bucket(struct sird *s, struct eq_credit *bucket)
 			sird_tx_show(s, i);
 }
 
-void sird_sync(struct sird *s)
+void sird_sync(struct sird *s, uint64_t now)
 {
 	uint32_t n = s->cfg.npeers, live = eqt_live_count(s->tx_live, n), peer = 0;
 
 	for (uint32_t i = 0; s->bucket && i < live; i++, peer++) {
 		peer = eqt_live_next(s->tx_live, NULL, n, peer);
+		eqt_edge_settle(&s->bucket[peer], &s->host_taken[peer], &s->tx[peer]->edge, now,
+				s->cfg.rto_ns);
 		sird_tx_show(s, peer);
 	}
 }

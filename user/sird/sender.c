@@ -114,7 +114,9 @@ void sird_tx_free(struct sird *s, uint32_t peer)
 	free(t);
 	s->tx[peer] = NULL;
 	eqt_live_clear(s->tx_live, peer);
-	sird_tx_show(s, peer);	/* nothing queued any more */
+	if (s->bucket)
+		eqt_edge_adopt(&s->bucket[peer], &s->host_taken[peer]);
+	sird_tx_show(s, peer);	/* nothing queued, nor on its way, any more */
 }
 
 /* The epoch's counts.  A new epoch's receiver counts from 0 (its old

@@ -81,7 +81,7 @@ uint64_t sird_run(struct sird *s, uint64_t now);
 /* TC's per-peer buckets (edgeq/lease.h): SIRD lends nothing, but shows TC
  * its edge queues, for backpressure (core/edge.h). */
 void sird_set_bucket(struct sird *s, struct eq_credit *bucket);
-void sird_sync(struct sird *s);
+void sird_sync(struct sird *s, uint64_t now);
 void sird_flush(struct sird *s, uint32_t peer, uint64_t now);	/* >= npeers: all */
 /* The tunnel's state and the module's own (either may be NULL). */
 void sird_peer_state(const struct sird *s, uint32_t peer, struct eq_agent_peer *v,

@@ -18,6 +18,7 @@
  * 2^32; a new epoch starts them again (tx_epoch()). */
 struct sird_txt {
 	struct eqt_tx		c;		/* the core's half */
+	struct eqt_edge_mark	edge;		/* packets lost on their way to us */
 	uint32_t		ep_isn;		/* the epoch they count for ... */
 	bool			ep_began;	/* ... since there was one */
 	uint32_t		asked;		/* bytes wanted on credit */

@@ -158,12 +158,14 @@ void smartt_set_bucket(struct smartt *s, struct eq_credit *bucket)
 			smt_tx_show(s, i);
 }
 
-void smartt_sync(struct smartt *s)
+void smartt_sync(struct smartt *s, uint64_t now)
 {
 	uint32_t n = s->cfg.npeers, live = eqt_live_count(s->tx_live, n), peer = 0;
 
 	for (uint32_t i = 0; s->bucket && i < live; i++, peer++) {
 		peer = eqt_live_next(s->tx_live, NULL, n, peer);
+		eqt_edge_settle(&s->bucket[peer], &s->host_taken[peer], &s->tx[peer]->edge, now,
+				s->cfg.rto_ns);
 		smt_tx_show(s, peer);
 	}
 	/* Peers we only receive from: their last DATA's path, for the bare

@@ -131,7 +131,9 @@ void smt_tx_free(struct smartt *s, uint32_t peer)
 	free(t);
 	s->tx[peer] = NULL;
 	eqt_live_clear(s->tx_live, peer);
-	smt_tx_show(s, peer);	/* nothing queued any more */
+	if (s->bucket)
+		eqt_edge_adopt(&s->bucket[peer], &s->host_taken[peer]);
+	smt_tx_show(s, peer);	/* nothing queued, nor on its way, any more */
 }
 
 static void count_rule(struct smt_tx *t, enum smartt_rule r)

@@ -61,7 +61,7 @@ uint64_t smartt_run(struct smartt *s, uint64_t now);
  * TC its edge queues, for backpressure (core/edge.h); smartt_sync() after
  * a run. */
 void smartt_set_bucket(struct smartt *s, struct eq_credit *bucket);
-void smartt_sync(struct smartt *s);
+void smartt_sync(struct smartt *s, uint64_t now);
 void smartt_flush(struct smartt *s, uint32_t peer, uint64_t now);	/* >= npeers: all */
 /* The tunnel's state and the module's own (either may be NULL). */
 void smartt_peer_state(const struct smartt *s, uint32_t peer, struct eq_agent_peer *v,

@@ -13,6 +13,7 @@
 
 struct smt_tx {
 	struct eqt_tx		c;		/* the core's half */
+	struct eqt_edge_mark	edge;		/* packets lost on their way to us */
 	struct smartt_win	w;	/* the paper's rules ... */
 	struct smartt_params	p;
 	struct smartt_nscc	n;	/* ... or NSCC's (cfg.nscc) */
