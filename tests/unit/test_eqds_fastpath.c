@@ -606,7 +606,8 @@ static void lease__waits_for_what_tc_handed_while_closed(void **state)
  * and the tunnel goes idle and is freed before any lease sync adopted
  * the count: the freed tunnel leaves TC's count reconciled, or TC, which
  * holds back TCP packets with data in flight while handed - taken says
- * something waits, would hold them for ever with no tunnel to ask. */
+ * something waits, would hold them for ever with no tunnel to ask; and
+ * it leaves TC no cap to hold any back by until a tunnel is here again. */
 static void free__leaves_nothing_waiting_for_tc(void **state)
 {
 	struct fx *f = fx_new(false);
@@ -622,6 +623,8 @@ static void free__leaves_nothing_waiting_for_tc(void **state)
 	assert_int_equal(stats(f).tx_state, EQDS_TX_CLOSED);	/* freed */
 	assert_int_equal(bucket[PEER].handed, bucket[PEER].taken);
 	assert_int_equal(bucket[PEER].queued, 0);
+	/* And TC holds nothing back for a peer with no tunnel to ask. */
+	assert_int_equal(bucket[PEER].cap, 0);
 	fx_free(f);
 }
 

@@ -9,6 +9,7 @@
 #include "rtt.h"
 #include "infl.h"
 #include "reorder.h"
+#include "edge.h"
 #include "epoch.h"
 #include "live.h"
 #include "tx.h"

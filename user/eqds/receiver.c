@@ -123,13 +123,24 @@ uint32_t eqds_rx_busy_ns(const struct eqds *e)
 	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 }
 
-void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack)
+/* A control packet to peer, echoing `echo` in a TSTAMP (0: none). */
+static void send_ctl_echo(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack,
+			  uint32_t echo)
 {
 	struct rx_tunnel *r = e->rx[peer];
 	struct eqt_hdr h = { .type = type, .flags = flags, .seq_ack = ack,
 			      .pull = r ? r->pull_no : 0, .aux = eqds_rx_busy_ns(e) };
 
+	if (echo) {
+		h.opts = EQT_OPT(EQ_OPT_TSTAMP);
+		h.ts_echo = echo;
+	}
 	e->io.send_ctl(e->io.ctx, peer, &h);
+}
+
+void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags, uint32_t ack)
+{
+	send_ctl_echo(e, peer, type, flags, ack, 0);
 }
 
 /* The answer to an RTS, at once: an ACK of the last seq delivered in
@@ -137,15 +148,8 @@ void eqds_rx_send_ctl(struct eqds *e, uint32_t peer, uint8_t type, uint8_t flags
  * trip (sender.c: before its first DATA's ACK it has no other sample). */
 static void answer_rts(struct eqds *e, uint32_t peer, struct rx_tunnel *r, const struct eqt_hdr *rts)
 {
-	struct eqt_hdr h = { .type = EQ_T_ACK, .flags = rts->flags & EQ_F_SYN,
-			      .seq_ack = r->core.q.expected - 1, .pull = r->pull_no,
-			      .aux = eqds_rx_busy_ns(e) };
-
-	if (rts->opts & EQT_OPT(EQ_OPT_TSTAMP)) {
-		h.opts = EQT_OPT(EQ_OPT_TSTAMP);
-		h.ts_echo = rts->ts;
-	}
-	e->io.send_ctl(e->io.ctx, peer, &h);
+	send_ctl_echo(e, peer, EQ_T_ACK, rts->flags & EQ_F_SYN, r->core.q.expected - 1,
+		      rts->opts & EQT_OPT(EQ_OPT_TSTAMP) ? rts->ts : 0);
 }
 
 /* A cumulative ACK or a PULL (RX_HELD_*) for peer: at once, or, within a

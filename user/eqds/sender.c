@@ -87,10 +87,12 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 		 * handed - taken kept TC holding back every TCP packet with
 		 * data in flight to the peer, with no tunnel to ask for
 		 * credit: a connection that had stalled for the idle time
-		 * stalled for good. */
-		e->host_taken[peer] = __atomic_load_n(&e->bucket[peer].handed, __ATOMIC_ACQUIRE);
-		__atomic_store_n(&e->bucket[peer].queued, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&e->bucket[peer].taken, e->host_taken[peer], __ATOMIC_RELAXED);
+		 * stalled for good.  Nor may TC hold any back while no tunnel
+		 * is here to ask for it (a cap of 0 holds nothing): one lost
+		 * on its way after this would count again. */
+		eqt_edge_adopt(&e->bucket[peer], &e->host_taken[peer]);
+		eqt_edge_show(&e->bucket[peer], e->host_taken[peer], 0);
+		__atomic_store_n(&e->bucket[peer].cap, 0, __ATOMIC_RELAXED);
 	}
 	e->last_seq[peer] = t->core.next_seq;
 	eqds_counters_add(&e->retired[peer], &t->st);
