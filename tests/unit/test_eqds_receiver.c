@@ -44,6 +44,7 @@ struct rec {
 	uint32_t	pull_acked;	/* the highest cumulative ack of a PULL, less ISN */
 	uint32_t	last_ack;	/* the seq of the last ACK */
 	uint32_t	last_ack_echo;	/* ... its TSTAMP echo (0: none) */
+	uint32_t	last_ack_busy;	/* ... its busy time (aux, ns) */
 	uint32_t	rst_floor, rst_echo;	/* the last RST's */
 };
 
@@ -68,6 +69,7 @@ static void rec_send_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 	} else if (h->type == EQ_T_ACK) {
 		r->acks++;
 		r->last_ack_echo = h->opts & EQT_OPT(EQ_OPT_TSTAMP) ? h->ts_echo : 0;
+		r->last_ack_busy = h->aux;
 		r->last_ack = h->seq_ack;
 	}
 	else if (h->type == EQ_T_NACK && (h->flags & EQ_F_LOST)) {
@@ -627,6 +629,37 @@ static void rts__the_limit_counts_what_is_out_of_the_senders_hands(void **state)
 	fx_free(f);
 }
 
+/* The busy time a receiver gives (aux of its ACKs and PULLs) is how long
+ * the pulls it will still send keep its link busy: what it owes, up to
+ * each sender's target.  An RTS's limit lets it owe up to a BDP beyond
+ * the target, and counted whole, that told a lone RTS-mode flow which
+ * had asked for 2 more pulls that the link stayed busy for a BDP (a
+ * sender told "busy beyond a round trip" stops asking ahead: sender.c,
+ * busy_beyond_rtt()), and the inner TCP's next windows each waited a
+ * round trip for credit.  Here packets 0-3 came and were pulled for
+ * (their target: 8); the RTS's limit would let us owe 8 MTUs, the target
+ * leaves 4 more pulls: busy for 4 MTUs (at 1 Gbit/s 12 us each), then,
+ * pulled, for none. */
+static void rts__busy_time_counts_only_what_will_be_pulled(void **state)
+{
+	struct fx *f = fx_new(128, EQDS_ASL_FIFO);
+	struct eqt_hdr h = { .type = EQ_T_RTS, .seq_ack = ISN + 4, .pull = 8, .aux = 4 + 8 };
+	uint64_t t = 1000;
+
+	for (uint32_t i = 0; i < 4; i++)
+		data(f, 0, i, t);
+	for (; t < 1000000; t += 10000)
+		eqds_run(f->e, t);
+	assert_int_equal(f->rec.pulls[0], 4);
+	eqds_wire(f->e, 0, &h, NULL, t);
+	assert_int_equal(f->rec.last_ack_busy, 4 * MTU * 8);	/* ns at 1 Gbit/s */
+	for (; t < 2000000; t += 10000)
+		eqds_run(f->e, t);
+	assert_int_equal(f->rec.pulls[0], 8);
+	rts(f, 0, ISN + 4, 0, 8, t);
+	assert_int_equal(f->rec.last_ack_busy, 0);
+	fx_free(f);
+}
 
 /* ---- losses ---- */
 
@@ -890,6 +923,7 @@ int main(void)
 		cmocka_unit_test(rts__answer_acknowledges_only_what_came),
 		cmocka_unit_test(rts__answer_echoes_its_timestamp),
 		cmocka_unit_test(rts__the_limit_counts_what_is_out_of_the_senders_hands),
+		cmocka_unit_test(rts__busy_time_counts_only_what_will_be_pulled),
 		cmocka_unit_test(loss__a_gap_is_nacked_lost_after_the_window),
 		cmocka_unit_test(loss__each_missing_seq_once_and_trimmed_ones_not),
 		cmocka_unit_test(loss__late_first_send_brings_no_pulls_and_widens_the_window),

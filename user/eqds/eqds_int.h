@@ -98,6 +98,8 @@ struct rx_tunnel {
 	struct eqt_rx	core;
 	uint32_t	pull_no, pull_target;
 	int64_t		owed;		/* bytes that arrived and may be pulled again */
+	uint64_t	due;		/* what of them the pulls will pay out: owed
+					 * up to the target (its share of asl_due) */
 	bool		in_asl;
 	uint32_t	asl_next;	/* next peer in the ASL */
 	uint32_t	turn_left;	/* weighted policy: pulls left in this turn */
@@ -174,7 +176,7 @@ struct eqds {
 	/* the Active Sender List (receiver side) */
 	uint32_t		asl_head, asl_tail;
 	uint32_t		asl_len;	/* tunnels in it */
-	uint64_t		asl_owed;	/* sum of owed bytes: the busy time */
+	uint64_t		asl_due;	/* sum of the tunnels' due: the busy time */
 	struct eqt_reorder_io	rio;		/* every receiving tunnel's queue calls back here */
 	struct eqt_pacer	pull_pacer;
 	uint64_t		pull_burst;	/* its bucket, but with a lone sender */

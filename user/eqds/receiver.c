@@ -66,11 +66,35 @@ static void asl_append(struct eqds *e, uint32_t peer)
 	e->asl_tail = peer;
 }
 
+/* What the pull pacer will still pull for r: what it owes, up to the
+ * sender's target.  An RTS with a limit may leave it owing up to a BDP
+ * beyond the target (receiver.c, eqds_rx_packet()), and counted whole in
+ * the busy time that told a lone RTS-mode flow, which had asked for 12
+ * pulls, that the link stayed busy for 9 ms: its sender then stopped
+ * asking ahead (sender.c, busy_beyond_rtt()), and the inner TCP's
+ * second window waited a round trip for credit, its third too. */
+static uint64_t due_bytes(const struct eqds *e, const struct rx_tunnel *r)
+{
+	int64_t upto;
+
+	if (r->owed <= 0 || !before(r->pull_no, r->pull_target))
+		return 0;
+	upto = (int64_t)(r->pull_target - r->pull_no) * e->cfg.mtu;
+	return (uint64_t)(r->owed < upto ? r->owed : upto);
+}
+
+/* r's owed, target or pull number changed: its share of the busy time. */
+static void rx_account(struct eqds *e, struct rx_tunnel *r)
+{
+	e->asl_due -= r->due;
+	r->due = due_bytes(e, r);
+	e->asl_due += r->due;
+}
+
 void eqds_rx_set_owed(struct eqds *e, struct rx_tunnel *r, int64_t owed)
 {
-	e->asl_owed -= r->owed > 0 ? (uint64_t)r->owed : 0;
 	r->owed = owed;
-	e->asl_owed += owed > 0 ? (uint64_t)owed : 0;
+	rx_account(e, r);
 }
 
 /* In the ASL iff it owes pulls and the sender still wants them. */
@@ -78,6 +102,8 @@ void eqds_rx_asl_update(struct eqds *e, uint32_t peer)
 {
 	struct rx_tunnel *r = e->rx[peer];
 	bool want = r->owed > 0 && before(r->pull_no, r->pull_target);
+
+	rx_account(e, r);	/* the target may have moved */
 
 	if (!want && r->owed > 0)
 		eqds_rx_set_owed(e, r, 0);	/* the sender wants no more: tokens die */
@@ -118,7 +144,7 @@ void eqds_rx_free(struct eqds *e, uint32_t peer)
 
 uint32_t eqds_rx_busy_ns(const struct eqds *e)
 {
-	uint64_t ns = e->asl_owed * 8000000000ULL / e->cfg.link_bps;
+	uint64_t ns = e->asl_due * 8000000000ULL / e->cfg.link_bps;
 
 	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
 }
