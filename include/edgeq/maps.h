@@ -273,6 +273,8 @@ struct eq_config {
 	__u32	max_peers;		/* peer slots the maps were sized for at
 					 * attach (0: an older attach, EQ_MAX_PEERS) */
 	__u32	max_prefixes;		/* likewise for eq_prefixes */
+	__u32	agent_priority;		/* the agent's SCHED_FIFO priority; 0: the
+					 * default scheduler (docs/agent.md) */
 	struct eq_scheme_settings schemes;
 };
 

@@ -27,7 +27,7 @@
 #define NAME	"t.conf"
 #define ERRLEN	512
 #define UNKNOWN_TAIL " (local, node_id, peer, scheme, port, mtu, link_rate, link_framing, entropy, max_peers, " \
-	"max_prefixes, on_agent_down, agent_dead_ms, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
+	"max_prefixes, on_agent_down, agent_dead_ms, agent_priority, bdp, edge_queue, edge_ecn, reorder_queue, reorder_timeout_us, " \
 	"loss_window_us, rto_us, drr_quantum, pacer_burst_us, ack_delay_us, rx_poll_us, fast_path, direct_rx, hold_tcp, " \
 	"or SCHEME.KEY of eqds, smartt, sird (edgeq help config))"
 

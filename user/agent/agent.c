@@ -33,6 +33,7 @@
 #include "l4csum.h"
 #include "agent.h"
 #include "scheme_map.h"
+#include "priority.h"
 
 #define BEAT_NS		(10 * 1000000ULL)	/* heartbeat and commands */
 #define PUBLISH_NS	(100 * 1000000ULL)	/* per-peer state to eq_agent_peers */
@@ -762,6 +763,9 @@ int agent_open(struct agent *a, const char *ifname, const char *pin_dir, char *e
 			return -1;
 		}
 	}
+	/* Before it owns anything: refused, it leaves the state as it was. */
+	if (eq_agent_set_priority(a->cfg.agent_priority, err, len))
+		return -1;
 	a->owns_state = true;
 	if (!eq_scheme_find(a->cfg.scheme)) {
 		snprintf(err, len, "%s is attached without 'scheme eqds': nothing for the agent to do",

@@ -43,6 +43,7 @@ const struct eq_setting eq_tunnel_settings[] = {
 		{ "tunnel", EQ_DOWN_TUNNEL }, { "pass", EQ_DOWN_PASS }, { "drop", EQ_DOWN_DROP },
 		{ NULL, 0 } }), EQ_DOWN_TUNNEL, on_agent_down),
 	UINT("agent_dead_ms", 10, 60000, "milliseconds", MS, 200 * MS, agent_dead_ns),
+	UINT("agent_priority", 0, 99, "SCHED_FIFO priority", 1, 0, agent_priority),
 	/* the scheme applies the rules of bdp and reorder_queue */
 	UINT_RULE("bdp", 1500, 16777216, "bytes", 1, "each tunnel's from its round trip",
 		  tunnel.bdp_bytes),
