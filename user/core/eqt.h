@@ -68,6 +68,8 @@ struct eqt_pkt {
 				 * header is left as it came, not dropped as
 				 * RFC 6040 drops CE over a Not-ECT packet */
 #define EQT_PF_SCHEME	0x80	/* the scheme's own mark (SIRD: unscheduled) */
+#define EQT_PF_SCHEME2	0x40	/* the scheme's second (SIRD: a resend that
+				 * waits for credit) */
 
 /* A fixed pool of packets: the agent's whole packet memory.  Exhaustion is
  * a counted drop by the caller, never an allocation failure elsewhere. */

@@ -139,7 +139,7 @@ static void tx_epoch(struct sird *s, struct sird_txt *t)
 	 * restarted): it goes on none of this one's, and says so, or its
 	 * arrival would return credit granted for other packets. */
 	for (struct eqt_pkt *p = t->c.rtx.head; p; p = p->next)
-		p->flags |= SIRD_PF_UNSCHED;
+		p->flags = (uint8_t)((p->flags | SIRD_PF_UNSCHED) & ~SIRD_PF_ON_CREDIT);
 	for (int c = 0; c < EQT_NCLS; c++)
 		for (const struct eqt_pkt *p = t->c.q[c].head; p; p = p->next)
 			if (!(p->flags & SIRD_PF_UNSCHED))
@@ -173,7 +173,9 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	 * free BDP every round trip trimmed 10,240 packets in an incast
 	 * (docs/sird.md, "Departures"). */
 	empty = !eqt_tx_backlog(&t->c) && !t->c.infl.n;
-	quiet = empty && (!t->c.st.data || now - t->last_use_ns >= 2 * tx_rtt(s, t));
+	quiet = empty && (!t->bulk || now - t->last_use_ns >= 2 * tx_rtt(s, t));
+	if (p->len > LONE_SMALL_BYTES)
+		t->bulk = true;
 	tx_epoch(s, t);
 	if (quiet) {
 		/* The path's BDP, not the loop's: a burst fills the wire for
@@ -268,9 +270,21 @@ bool sird_tx_control(struct sird *s, uint32_t peer, const struct eqt_hdr *h, uin
 		 * SYN as an ACK would. */
 		eqt_tx_cum(&t->c, h->pull, s->pool, now, &a);
 		break;
-	case EQ_T_NACK:
+	case EQ_T_NACK: {
+		/* Trimmed or lost, an unscheduled packet goes again on
+		 * credit, as the paper's receiver schedules the RESEND of a
+		 * lost unscheduled packet: sent again at once, unscheduled,
+		 * into the queue that trimmed it, the first windows of a
+		 * 32 -> 1 incast were trimmed 3,000 times over. */
+		struct eqt_pkt *p = eqt_infl_get(&t->c.infl, h->seq_ack);
+
+		if (p && (p->flags & SIRD_PF_UNSCHED)) {
+			p->flags = (uint8_t)((p->flags & ~SIRD_PF_UNSCHED) | SIRD_PF_ON_CREDIT);
+			t->asked += p->len;
+		}
 		eqt_tx_nack(&t->c, h->seq_ack);
 		break;
+	}
 	case EQ_T_RST:
 		/* The receiver has no state for this epoch: what was in
 		 * flight goes first in a new one past its floor, and the
@@ -354,7 +368,7 @@ static bool may_go(const struct sird_txt *t, const struct eqt_q *q)
 {
 	const struct eqt_pkt *p = q->head;
 
-	if (q == &t->c.rtx || (p->flags & SIRD_PF_UNSCHED))
+	if ((q == &t->c.rtx && !(p->flags & SIRD_PF_ON_CREDIT)) || (p->flags & SIRD_PF_UNSCHED))
 		return true;
 	return held_of(t) >= p->len;
 }
@@ -400,10 +414,12 @@ static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
 		h.flags |= EQ_F_UNSCHED;
 		if (!resend)
 			t->pub.unsched_bytes += p->len;
-	} else if (!resend) {
+	} else if (!resend || (p->flags & SIRD_PF_ON_CREDIT)) {
+		p->flags &= (uint8_t)~SIRD_PF_ON_CREDIT;	/* once: later resends on it */
 		t->spent += p->len;
 		s->held -= p->len;
-		t->pub.sched_bytes += p->len;
+		if (!resend)
+			t->pub.sched_bytes += p->len;
 	}
 	h.ect = 1;	/* the fabric marks, the receiver's limits react */
 	h.pull = t->asked;

@@ -12,6 +12,7 @@
 #include "tx.h"
 
 #define SIRD_PF_UNSCHED	EQT_PF_SCHEME	/* a queued packet goes without credit */
+#define SIRD_PF_ON_CREDIT EQT_PF_SCHEME2	/* a resend goes on new credit */
 #define SIRD_NO_SLOT	(-1)
 
 /* A sending tunnel.  The byte counts are the epoch's, cumulative, mod
@@ -26,6 +27,7 @@ struct sird_txt {
 	uint32_t		granted;	/* bytes of credit received */
 	uint32_t		spent;		/* ... and sent on */
 	uint64_t		unsch_left;	/* the burst's unscheduled bytes left */
+	bool			bulk;		/* a packet above a small one came */
 	uint64_t		rts_at;		/* the last request sent */
 	uint32_t		rts_seq;	/* ... the seq it said */
 	bool			rts_sent;	/* ... in this epoch */
