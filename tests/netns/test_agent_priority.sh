@@ -29,13 +29,21 @@ agent_pid() {	# a|b
 # field the policy, 18th the priority as the scheduler counts it).
 sched_of() {
 	local pol prio
-	read -r pol prio < <(awk '{ print $41, $18 }' "/proc/$1/stat") || return 1
+	# (No process substitution: the VM has no /dev/fd.)
+	read -r pol prio <<<"$(awk '{ print $41, $18 }' "/proc/$1/stat")" || return 1
 	case $pol in 0) echo "other" ;; 1) echo "fifo $((-prio - 1))" ;; *) echo "policy $pol" ;; esac
 }
-pa=$(agent_pid a); pb=$(agent_pid b)
+# The agents publish their state every 100 ms: in a slow VM the first
+# may not be out right after attach.
+for _ in $(seq 50); do
+	pa=$(agent_pid a); pb=$(agent_pid b)
+	[ -n "$pa" ] && [ -n "$pb" ] && break
+	sleep 0.1
+done
 sa=$(sched_of "${pa:-0}" 2>/dev/null); sb=$(sched_of "${pb:-0}" 2>/dev/null)
-check "A's agent runs under SCHED_FIFO at 10 ($sa), B's under the default scheduler ($sb)" \
-	[ "$sa" = "fifo 10" ] && [ "$sb" = "other" ]
+check "A's agent (pid ${pa:-none}) runs under SCHED_FIFO at 10 ($sa), B's (pid ${pb:-none}) under the default scheduler ($sb)" \
+	[ "$sa" = "fifo 10" ] && [ "$sb" = "other" ] ||
+	{ for p in $pa $pb; do echo "/proc/$p/stat: $(cat "/proc/$p/stat" 2>&1)"; done | as_comment; }
 check "ping through both agents" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
 
 # Refused: without CAP_SYS_NICE (dropped from the bounding set, so the
