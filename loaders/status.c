@@ -318,8 +318,9 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 
 		vw.peers = json_array();
 		if (eqds) {
-			json_t *a = json_pack("{s:I, s:b, s:f, s:s, s:s, s:I, s:I}",
+			json_t *a = json_pack("{s:I, s:b, s:I, s:f, s:s, s:s, s:I, s:I}",
 				"agent_pid", (json_int_t)(alive ? ag.pid : 0), "agent_alive", alive,
+				"agent_priority", (json_int_t)c.agent_priority,
 				"agent_heartbeat_age_ms", age / 1e6,
 				"agent_xsk_mode", ag.xsk_mode == 2 ? "zero-copy" : ag.xsk_mode == 1 ? "copy" : "none",
 				"on_agent_down", down, "agent_ifindex", (json_int_t)c.agent_ifindex,
@@ -336,6 +337,10 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		json_object_set_new(o, "stats", stats);
 		json_array_append_new(interfaces, o);
 	} else {
+		char prio[32] = "";
+
+		if (c.agent_priority)	/* agent_priority: docs/agent.md, "Scheduling" */
+			snprintf(prio, sizeof(prio), " (SCHED_FIFO %u)", c.agent_priority);
 		printf("%s%s: %s\n", first ? "" : "\n", ifname,
 		       !here ? "attached in another network namespace (use --netns to see its hooks)" :
 		       !(c.flags & EQ_CFG_COMPLETE) ?
@@ -350,8 +355,8 @@ static int show_one(const char *dir, const char *entry, bool json, bool first)
 		printf("  tunnel   local %s %s, udp port %u, wire mtu %u, link %.2f Gbit/s, entropy per %s, node id %u\n",
 		       l4, l6, c.port, c.mtu, c.link_rate_bps / 1e9, c.entropy ? "packet" : "flow", c.node_id);
 		if (eqds && alive)
-			printf("  agent    edgeqd pid %u, alive (heartbeat %.0f ms ago), wire socket %s; "
-			       "if it stops: %s\n", ag.pid, age / 1e6,
+			printf("  agent    edgeqd pid %u%s, alive (heartbeat %.0f ms ago), wire socket %s; "
+			       "if it stops: %s\n", ag.pid, prio, age / 1e6,
 			       ag.xsk_mode == 2 ? "zero-copy" : "copy mode", down);
 		else if (eqds && (c.flags & EQ_CFG_COMPLETE))
 			printf("  agent    DOWN (%s): peer traffic follows on_agent_down %s; "

@@ -45,6 +45,11 @@ check "A's agent (pid ${pa:-none}) runs under SCHED_FIFO at 10 ($sa), B's (pid $
 	[ "$sa" = "fifo 10" ] && [ "$sb" = "other" ] ||
 	{ for p in $pa $pb; do echo "/proc/$p/stat: $(cat "/proc/$p/stat" 2>&1)"; done | as_comment; }
 check "ping through both agents" in_a ping -c 3 -i 0.1 -W 2 10.77.0.2
+check "status says so for A, not for B" \
+	bash -c "'$EDGEQ' --netns '$TB_A' status '$TB_IFA' | grep -q 'edgeqd pid [0-9]* (SCHED_FIFO 10), alive' &&
+		 '$EDGEQ' --netns '$TB_B' status '$TB_IFB' | grep -q 'edgeqd pid [0-9]*, alive'"
+pj=$("$EDGEQ" --netns "$TB_A" status "$TB_IFA" --json | jq '.interfaces[0].agent_priority')
+check "... and its JSON (agent_priority $pj)" [ "$pj" = 10 ]
 
 # Refused: without CAP_SYS_NICE (dropped from the bounding set, so the
 # agent attach starts has it neither) the kernel refuses SCHED_FIFO.
