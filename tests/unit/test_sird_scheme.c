@@ -577,6 +577,14 @@ static void test_first_burst_after_a_handshake(void **state)
 		while ((S.got[0] < id + 1 || t->c.infl.n) && S.now < 100000000ULL)
 			run(S.now + 5000, 0, false);
 	}
+	/* Small packets together in the drained tunnel begin no burst:
+	 * the first goes alone (the rule for small packets), the others on
+	 * credit. */
+	for (uint32_t end = id + 3; id < end; id++)
+		offer_len(0, id, 120);
+	assert_int_equal(queued_unsched(t), 1);
+	while ((S.got[0] < id || t->c.infl.n) && S.now < 100000000ULL)
+		run(S.now + 5000, 0, false);
 	for (uint32_t end = id + 10; id < end; id++)	/* the first window, at once */
 		offer(0, id);
 	/* The path's BDP (its lowest RTT, the SYN's): 3 whole frames here. */

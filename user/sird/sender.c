@@ -173,7 +173,13 @@ int sird_tx_queue(struct sird *s, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	 * free BDP every round trip trimmed 10,240 packets in an incast
 	 * (docs/sird.md, "Departures"). */
 	empty = !eqt_tx_backlog(&t->c) && !t->c.infl.n;
-	quiet = empty && (!t->bulk || now - t->last_use_ns >= 2 * tx_rtt(s, t));
+	/* Nor only then: the tunnel's first bulk packet begins one however
+	 * recently its small ones went (an inner TCP handshake's, a round
+	 * trip before its first window).  Only that packet: small ones
+	 * alone begin none, or a tunnel of small messages would send a
+	 * fresh BDP unscheduled each time it drained. */
+	quiet = empty && (!t->c.st.data || now - t->last_use_ns >= 2 * tx_rtt(s, t) ||
+			  (!t->bulk && p->len > LONE_SMALL_BYTES));
 	if (p->len > LONE_SMALL_BYTES)
 		t->bulk = true;
 	tx_epoch(s, t);
@@ -271,14 +277,17 @@ bool sird_tx_control(struct sird *s, uint32_t peer, const struct eqt_hdr *h, uin
 		eqt_tx_cum(&t->c, h->pull, s->pool, now, &a);
 		break;
 	case EQ_T_NACK: {
-		/* Trimmed or lost, an unscheduled packet goes again on
-		 * credit, as the paper's receiver schedules the RESEND of a
-		 * lost unscheduled packet: sent again at once, unscheduled,
-		 * into the queue that trimmed it, the first windows of a
-		 * 32 -> 1 incast were trimmed 3,000 times over. */
+		/* Trimmed, an unscheduled packet goes again on credit, as
+		 * the paper's receiver schedules the RESEND of a lost
+		 * unscheduled packet: sent again at once, unscheduled, into
+		 * the queue that trimmed it, the first windows of a 32 -> 1
+		 * incast were trimmed 3,000 times over.  Not one NACKed as
+		 * lost (EQ_F_LOST): it may only be late, and arriving first
+		 * it would make the resend a duplicate, whose credit the
+		 * receiver takes back only after 4 RTOs. */
 		struct eqt_pkt *p = eqt_infl_get(&t->c.infl, h->seq_ack);
 
-		if (p && (p->flags & SIRD_PF_UNSCHED)) {
+		if (p && (p->flags & SIRD_PF_UNSCHED) && !(h->flags & EQ_F_LOST)) {
 			p->flags = (uint8_t)((p->flags & ~SIRD_PF_UNSCHED) | SIRD_PF_ON_CREDIT);
 			t->asked += p->len;
 		}
