@@ -2,9 +2,10 @@
 /*
  * Unit tests for user/eqds/sender.c through the module's interface, one
  * sender with a mocked clock and recording I/O, the receiver played by the
- * test: the retransmission timeout.  Packets that time out go again ahead
- * of new data but only on new credit, after an RTS: a packet that was only
- * late must not be sent twice on one pull (docs/eqds.md, "Sending").
+ * test: the retransmission timeout.  It sends the newest packet in flight
+ * again, as a probe, ahead of new data but only on new credit, after an
+ * RTS: a packet that was only late must not be sent twice on one pull
+ * (docs/eqds.md, "Sending"), and the rest stays in flight.
  * The RTO adapts to how late ACKs come, never below rto_us.  A window
  * shrunk by packets that asked for no pulls grows back to the BDP once
  * the receiver says it is idle (trimming mode), not while it is busy.  And the
@@ -166,27 +167,32 @@ static void rto__retransmits_only_on_new_credit(void **state)
 	sent = f->rec.n_data;
 
 	/* No ACK for an RTO, but the receiver is alive: it repeats its
-	 * last PULL (no new credit) every 2 ms.  Every packet times out. */
+	 * last PULL (no new credit) every 2 ms.  The RTO fires once: the
+	 * newest packet goes again as a probe, the rest stay in flight. */
 	while (f->now < 2000000 + RTO_NS + 1000000) {
 		run_until(f, f->now + 2000000);
 		pull(f, 100, isn);
 	}
 	run_until(f, f->now + 10000);
 	eqds_peer_stats(f->e, PEER, &st);
-	assert_int_equal(st.rto_fired, BDP / MTU + 1);
+	assert_int_equal(st.rto_fired, 1);
+	assert_int_equal(st.inflight_bytes, (uint64_t)BDP);	/* the other 8 */
 	assert_int_equal(f->rec.n_data, sent);	/* no credit: nothing resent yet */
 	assert_true(f->rec.rts >= 1);		/* the receiver is asked to pull */
 	assert_true(st.credit <= 0);
 
-	/* Each new pull pays for one retransmission, oldest first. */
-	for (uint32_t k = 1; k <= 3; k++) {
-		pull(f, 100 + k, isn);
-		run_until(f, f->now + 100000);
-		assert_int_equal(f->rec.n_data, sent + k);
-		assert_int_equal(f->rec.data_seq[sent + k - 1], isn + k - 1);
-	}
+	/* A new pull pays for the probe, the newest seq; the next one for
+	 * new data: nothing else goes again. */
+	pull(f, 101, isn);
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, sent + 1);
+	assert_int_equal(f->rec.data_seq[sent], isn + BDP / MTU);
+	pull(f, 102, isn);
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, sent + 2);
+	assert_int_equal(f->rec.data_seq[sent + 1], isn + BDP / MTU + 1);
 	eqds_peer_stats(f->e, PEER, &st);
-	assert_int_equal(st.tx_rtx, 3);
+	assert_int_equal(st.tx_rtx, 1);
 	fx_free(f);
 }
 
@@ -387,41 +393,63 @@ static void rto__adapts_to_ack_delays(void **state)
 	fx_free(f);
 }
 
-/* A retransmission lost again times out again: its seq lies below the
- * lowest seq still in flight when it is resent, and the RTO must still
- * see it (it once did not, and the tunnel stalled). */
+/* A probe lost again times out again, backed off, and the RTO still sees
+ * the oldest packet, whose seq lies below everything resent since (it
+ * once did not, and the tunnel stalled): once the probe came through and
+ * only the oldest is left, the oldest is the probe. */
 static void rto__a_lost_retransmission_times_out_again(void **state)
 {
 	struct fx *f = fx_new();
 	struct eqds_peer_stats st;
-	uint32_t isn;
+	uint64_t t1;
+	uint32_t isn, n;
 
 	local(f, 2);
 	run_until(f, 1000000);
 	assert_int_equal(f->rec.n_data, 2);
 	isn = f->rec.data_seq[0];
 	/* The receiver is alive (it repeats its PULL 100, acknowledging
-	 * nothing, every 2 ms) but gets neither packet: both time out and
-	 * go again on its next pulls. */
+	 * nothing, every 2 ms) but gets neither packet: the RTO sends the
+	 * newest again, as a probe, on the next pull. */
 	while (f->now < RTO_NS + 2000000) {
 		run_until(f, f->now + 2000000);
 		pull(f, 100, isn);
 	}
 	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 1);
+	pull(f, 101, isn);
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.n_data, 3);
+	assert_int_equal(f->rec.data_seq[2], isn + 1);
+	/* The probe is lost too: the next RTO comes twice as late, 2 RTOs
+	 * after the first (which queued the probe at RTO_NS). */
+	t1 = RTO_NS + 2 * RTO_NS;
+	while (f->now < t1 - 1000000) {
+		run_until(f, f->now + 1000000);
+		pull(f, 101, isn);
+	}
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.rto_fired, 1);
+	while (f->now < t1 + 2000000) {
+		run_until(f, f->now + 1000000);
+		pull(f, 101, isn);
+	}
+	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, 2);
 	pull(f, 102, isn);
 	run_until(f, f->now + 100000);
-	assert_int_equal(f->rec.n_data, 4);
-	ack(f, isn + 1, 102);			/* the second arrives; the first is lost again */
-	while (f->now < RTO_NS + 2000000 + 2 * RTO_NS + 2000000) {	/* backed off: 20 ms */
-		run_until(f, f->now + 2000000);
-		pull(f, 102, isn);
-	}
+	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn + 1);
+	/* It arrives, and its ACK finds the first still missing: that one
+	 * was lost (it went before the probe), and goes again at once on the
+	 * credit in hand, without waiting for another RTO (the receiver's
+	 * NACK of it may be lost, or its loss window off). */
+	n = f->rec.n_data;
+	ack(f, isn + 1, 102);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.rto_fired, 3);
-	pull(f, 103, isn);
-	run_until(f, f->now + 100000);
-	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], isn);
+	assert_int_equal(f->rec.n_data, n + 1);
+	assert_int_equal(f->rec.data_seq[n], isn);
+	assert_int_equal(st.inflight_bytes, MTU);	/* that one alone */
 	fx_free(f);
 }
 
@@ -608,8 +636,7 @@ static uint64_t stats_silent(struct fx *f)
 
 /* A receiver that said, when it last spoke, that it has 50 ms of pulls
  * to grant others is not taken for silent before those 50 ms and two
- * RTOs have passed (what it holds of ours goes again on its pulls
- * meanwhile, as after any RTO); past them, as any quiet receiver: asked
+ * RTOs have passed (an RTO's probe goes on its pulls meanwhile); past them, as any quiet receiver: asked
  * with an RTS, then taken for silent.  Counted from its last word, it
  * was silent 20 ms after it. */
 static void rto__waits_for_a_busy_receiver(void **state)
@@ -628,9 +655,9 @@ static void rto__waits_for_a_busy_receiver(void **state)
 	run_until(f, t0 + busy);
 	eqds_peer_stats(f->e, PEER, &st);
 	assert_int_equal(st.peer_silent, 0);
-	assert_true(st.backlog_pkts > 0);		/* waiting for its pulls */
+	assert_true(st.inflight_bytes > 0);		/* waiting for its ACKs */
 	rts = f->rec.rts;
-	/* The RTO that resent ours backed off once (20 ms): quiet past the
+	/* The RTO that probed backed off once (20 ms): quiet past the
 	 * busy time by that, it asks; unanswered one more on, silent. */
 	run_until(f, t0 + busy + 2 * RTO_NS + 2000000);
 	assert_true(f->rec.rts > rts);

@@ -5,7 +5,8 @@
  * keeps its seq; an ACK takes out exactly what it acknowledges and times
  * only packets sent once; control packets are checked against what this
  * epoch sent; the RTO moves everything in flight to the resend queue in
- * seq order and backs off; an RST renumbers what was left in an epoch
+ * seq order and backs off, or, as a probe, only the newest, and the
+ * probe's ACK the older ones still in flight; an RST renumbers what was left in an epoch
  * past the receiver's floor.  Every packet comes from a pool and goes
  * back to it.
  */
@@ -783,6 +784,118 @@ static void fini__frees_queued_in_flight_and_resends(void **state)
 	done(&t);
 }
 
+/* The probe: at the RTO only the newest packet in flight goes to the
+ * resend queue; the rest stay in flight, the RTO backs off and is armed
+ * from now, not from the oldest's send. */
+static void probe__only_the_newest_goes_again(void **state)
+{
+	struct eqt_tx t;
+	struct eqt_tx_acked out;
+
+	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
+	send(&t, 100, T0);
+	send(&t, 200, T0 + 10);
+	send(&t, 300, T0 + 20);
+	ack(&t, SEQ0, SEQ0, T0 + 30, &out);	/* answered: not SYN any more */
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 10 + FLOOR - 1), 0);	/* not due */
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 10 + 3 * FLOOR), 300);
+	assert_int_equal(t.st.rto_fired, 1);
+	assert_int_equal(t.infl.n, 1);
+	assert_int_equal(t.infl.bytes, 200);
+	assert_int_equal(t.rtx.pkts, 1);
+	assert_int_equal(t.rtx.head->seq, SEQ0 + 2);
+	assert_true(t.probing);
+	assert_int_equal(t.probe_seq, SEQ0 + 2);
+	/* The sample of the first ACK (30 ns) is far below the floor, so the
+	 * RTO was the floor: it doubled. */
+	assert_int_equal(t.rtt.rto_ns, 2 * FLOOR);
+	assert_int_equal(t.rto_at, T0 + 10 + 3 * FLOOR + 2 * FLOOR);
+	done(&t);
+}
+
+/* The probe's ACK: what went before it and is still in flight was lost,
+ * and goes to the resend queue, oldest first; what came after the probe
+ * stays in flight. */
+static void probe__its_ack_finds_the_older_ones_lost(void **state)
+{
+	struct eqt_tx t;
+	struct eqt_tx_acked out;
+	struct eqt_hdr h;
+	struct eqt_pkt *p;
+
+	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
+	for (int i = 0; i < 4; i++)
+		send(&t, 100, T0 + i);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 100);
+	p = take(&t, OTHER, &h, T0 + FLOOR + 1);		/* the probe goes */
+	assert_int_equal(p->seq, SEQ0 + 3);
+	send(&t, 100, T0 + FLOOR + 2);				/* new data after it */
+	ack(&t, SEQ0 + 3, SEQ0, T0 + FLOOR + 100, &out);
+	assert_int_equal(out.pkts, 1);
+	assert_int_equal(out.lost, 3);
+	assert_false(t.probing);
+	assert_int_equal(t.rtx.pkts, 3);
+	assert_int_equal(t.rtx.head->seq, SEQ0);
+	assert_int_equal(t.infl.n, 1);			/* the one sent after it */
+	assert_non_null(eqt_infl_get(&t.infl, SEQ0 + 4));
+	assert_int_equal(t.st.rto_fired, 4);
+	done(&t);
+}
+
+/* ACKs that were only late come before the probe's: they take the rest
+ * out of flight (and time it: sent once), and the probe's ACK finds
+ * nothing lost.  Only the probe went twice. */
+static void probe__late_acks_first_nothing_lost(void **state)
+{
+	struct eqt_tx t;
+	struct eqt_tx_acked out;
+	struct eqt_hdr h;
+
+	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
+	for (int i = 0; i < 3; i++)
+		send(&t, 100, T0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 100);
+	take(&t, OTHER, &h, T0 + FLOOR + 1);
+	ack(&t, SEQ0, SEQ0, T0 + 2 * FLOOR, &out);
+	assert_int_equal(out.rtt_ns, 2 * FLOOR);
+	assert_int_equal(out.lost, 0);
+	ack(&t, SEQ0 + 1, SEQ0, T0 + 2 * FLOOR, &out);
+	assert_int_equal(out.lost, 0);
+	assert_true(t.probing);
+	ack(&t, SEQ0 + 2, SEQ0, T0 + 2 * FLOOR + 1, &out);	/* the probe's (or its original's) */
+	assert_int_equal(out.lost, 0);
+	assert_false(t.probing);
+	assert_int_equal(t.infl.n, 0);
+	assert_int_equal(t.rtx.pkts, 0);
+	assert_int_equal(t.st.rto_fired, 1);
+	done(&t);
+}
+
+/* A cumulative ack past the probe answers it too, and an RST ends it. */
+static void probe__a_cumulative_ack_or_an_rst_ends_it(void **state)
+{
+	struct eqt_tx t;
+	struct eqt_tx_acked out;
+	struct eqt_hdr h;
+
+	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
+	send(&t, 100, T0);
+	send(&t, 100, T0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 100);
+	take(&t, OTHER, &h, T0 + FLOOR + 1);
+	eqt_tx_cum(&t, SEQ0 + 2, &pool, T0 + 2 * FLOOR, &out);
+	assert_false(t.probing);
+	assert_int_equal(out.lost, 0);
+	assert_int_equal(t.infl.n, 0);
+	send(&t, 100, T0 + 3 * FLOOR);
+	send(&t, 100, T0 + 3 * FLOOR);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 6 * FLOOR), 100);
+	assert_true(t.probing);
+	assert_true(eqt_tx_reset(&t, 0));
+	assert_false(t.probing);
+	done(&t);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -804,6 +917,10 @@ int main(void)
 		T(timeout__nothing_before_rto_at_then_the_resend_queue),
 		T(timeout__everything_in_flight_goes_again_in_seq_order),
 		T(timeout__rearms_for_the_oldest_when_it_is_not_due),
+		T(probe__only_the_newest_goes_again),
+		T(probe__its_ack_finds_the_older_ones_lost),
+		T(probe__late_acks_first_nothing_lost),
+		T(probe__a_cumulative_ack_or_an_rst_ends_it),
 		T(reset__requeues_what_was_left_in_an_epoch_past_the_floor),
 		T(reset__resends_keep_the_order_of_their_seqs),
 		T(reset__late_rsts_of_the_ended_epoch_are_old),

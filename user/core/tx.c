@@ -56,6 +56,7 @@ static void open_epoch(struct eqt_tx *t)
 	t->used = true;		/* the next one starts past this one */
 	t->floor = 0;
 	t->rto_at = 0;
+	t->probing = false;
 }
 
 void eqt_tx_open(struct eqt_tx *t, uint32_t floor)
@@ -158,6 +159,25 @@ static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, struct eqt_t
 	out->rtt_ns = r;
 }
 
+/* The RTO's probe arrived: whatever went before it and is still in
+ * flight did not (a path delivers in order; one sprayed over several may
+ * not, and then a packet goes twice). */
+static void probe_acked(struct eqt_tx *t, struct eqt_tx_acked *out)
+{
+	struct eqt_pkt *p;
+	uint32_t s;
+
+	t->probing = false;
+	for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
+		if (!eqt_seq_before(s, t->probe_seq))
+			break;
+		eqt_infl_take(&t->infl, s);
+		eqt_q_push(&t->rtx, p);
+		t->st.rto_fired++;
+		out->lost++;
+	}
+}
+
 static void ack(struct eqt_tx *t, uint32_t seq, bool timed, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out)
 {
@@ -177,6 +197,8 @@ static void ack(struct eqt_tx *t, uint32_t seq, bool timed, uint32_t cum, struct
 		if (p)
 			count_free(&k, p);
 	}
+	if (t->probing && ((timed && seq == t->probe_seq) || eqt_seq_after(cum, t->probe_seq)))
+		probe_acked(t, out);
 	/* Nothing left in flight stops the timer.  Progress does not
 	 * restart it: the oldest packet still in flight times out an RTO
 	 * after it went (eqt_tx_due()), however many later ones are ACKed
@@ -249,6 +271,29 @@ uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
 	return bytes;
 }
 
+uint64_t eqt_tx_probe(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
+{
+	struct eqt_pkt *p, *last = NULL;
+	uint32_t s, at = 0;
+
+	if (!eqt_tx_due(t, rto_floor_ns, now))
+		return 0;
+	for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
+		last = p;	/* seq order: the last is the newest */
+		at = s;
+	}
+	eqt_infl_take(&t->infl, at);
+	t->st.rto_fired++;
+	eqt_q_push(&t->rtx, last);
+	t->probing = true;
+	t->probe_seq = last->seq;
+	eqt_rtt_backoff(&t->rtt, rto_floor_ns, EQT_TX_RTO_MAX_NS);
+	/* From now, not from the oldest's send: the probe needs a round trip
+	 * to bring the NACKs of what it finds missing. */
+	t->rto_at = t->infl.n ? now + rto(t, rto_floor_ns) : 0;
+	return last->len;
+}
+
 static void to_queue(void *q, struct eqt_pkt *p)
 {
 	p->tx_count = 0;	/* numbered again in the new epoch */
@@ -259,6 +304,8 @@ bool eqt_tx_reset(struct eqt_tx *t, uint32_t floor)
 {
 	struct eqt_q resend = {}, older = {};
 	struct eqt_pkt *p, *old;
+
+	t->probing = false;
 
 	t->st.rsts++;
 	/* The resends of this epoch go back among what is in flight, so that

@@ -49,6 +49,8 @@ struct eqt_tx {
 	struct eqt_rtt	rtt;
 	uint64_t	min_rtt_ns;	/* the lowest sample (0: none yet) */
 	uint64_t	rto_at;		/* 0: not armed */
+	bool		probing;	/* an RTO's probe is out: probe_seq */
+	uint32_t	probe_seq;
 	struct eqt_tx_stats st;
 };
 
@@ -58,6 +60,8 @@ struct eqt_tx_acked {
 	uint64_t	bytes;
 	uint32_t	pkts;
 	uint64_t	rtt_ns;
+	uint32_t	lost;	/* packets the ACK of an RTO's probe found lost
+				 * (eqt_tx_probe()): now in the resend queue */
 };
 
 /* A ring for `slots` packets in flight to begin with (it grows): 0 or
@@ -123,6 +127,17 @@ bool eqt_tx_due(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
  * queue in seq order and the timeout backs off.  The bytes moved (0:
  * not yet, or nothing in flight). */
 uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
+/* The RTO as a tail probe (after RFC 8985's TLP and RACK): when it
+ * expired, only the newest packet in flight goes to the resend queue; the
+ * rest stay in flight, the timeout backs off and is armed from now.  The
+ * ACK of the probe decides (eqt_tx_ack(), eqt_tx_cum()): what is still in
+ * flight then went before the probe and did not arrive, and goes to the
+ * resend queue (eqt_tx_acked.lost).  When the ACKs were only late, they
+ * come before the probe's, and one packet went twice rather than all of
+ * them, whose late ACKs still time the round trip (Karn's rule takes no
+ * sample from a resent packet).  The bytes moved (0: not yet, or nothing
+ * in flight). */
+uint64_t eqt_tx_probe(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
 /* An RST the check admitted: the receiver has no state for this epoch.
  * What was in flight or waiting to go again goes first in a new epoch
  * past the receiver's floor, in the order of its old seqs; false if

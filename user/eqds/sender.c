@@ -592,12 +592,26 @@ uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
 	return eqt_arbiter_run(&e->arbiter, &io, now);
 }
 
+/* The ACK of an RTO's probe found packets sent before it still missing
+ * (core/tx.h, eqt_tx_probe()): they go again first, on new credit, which
+ * an RTS asks for, as the probe did. */
+static void probe_answered(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
+			   const struct eqt_tx_acked *out, uint64_t now)
+{
+	if (!out->lost)
+		return;
+	eqds_tx_lease_close(e, peer, t, now);
+	t->st.rto_fired += out->lost;
+	t->rts_due = true;
+}
+
 /* Everything before `ack` arrived: a PULL's cumulative ack, or an ACK the
  * receiver sends for what its XDP delivered itself (EQ_F_CUM).  The
  * newest packet it frees gives an RTT sample if it went once, from us
  * (Karn; a fast send's copy is read late), and the receiver did not hold
  * the ack (`held`: EQ_F_HELD, its ACK delay). */
-static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held, uint64_t now)
+static void cum_ack(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool held,
+		    uint64_t now)
 {
 	struct eqt_tx_acked out;
 
@@ -607,6 +621,7 @@ static void cum_ack(struct eqds *e, struct tx_tunnel *t, uint32_t ack, bool held
 		eqt_tx_ack(&t->core, ack - 1, ack, e->pool, e->cfg.rto_ns, now, &out);
 	if (out.rtt_ns)
 		bdp_follow(e, t);
+	probe_answered(e, peer, t, &out, now);
 }
 
 /* Whether a control packet can be the receiver's, RFC 5961-style: every
@@ -821,7 +836,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	switch (h->type) {
 	case EQ_T_ACK:
 		if (h->flags & EQ_F_CUM) {
-			cum_ack(e, t, h->seq_ack, h->flags & EQ_F_HELD, now);
+			cum_ack(e, peer, t, h->seq_ack, h->flags & EQ_F_HELD, now);
 			break;
 		}
 		/* Selective, the cumulative ack as it was.  A fast send's
@@ -831,6 +846,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 			   &acked);
 		if (acked.rtt_ns)
 			bdp_follow(e, t);
+		probe_answered(e, peer, t, &acked, now);
 		if (!acked.pkts)
 			eqds_tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
 		break;
@@ -845,7 +861,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		break;
 	case EQ_T_PULL:
 		/* The cumulative ack repairs lost ACKs. */
-		cum_ack(e, t, h->seq_ack, h->flags & EQ_F_HELD, now);
+		cum_ack(e, peer, t, h->seq_ack, h->flags & EQ_F_HELD, now);
 		break;
 	}
 	t->last_use_ns = now;
@@ -885,10 +901,10 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 	if (!t)
 		return next;
 	if (t->core.infl.n && t->core.rto_at && now >= t->core.rto_at) {
-		/* No ACK for the oldest packet for an RTO: everything in flight
-		 * goes again first, in seq order, and the RTO backs off until
-		 * an ACK says how long they take.  Resent on new credit: an
-		 * RTS asks the receiver to pull for them.  Giving their credit
+		/* No ACK for the oldest packet for an RTO: the newest in
+		 * flight goes again first, as a probe (below), and the RTO
+		 * backs off until an ACK says how long they take.  Resent on
+		 * new credit: an RTS asks the receiver to pull for it.  Giving its credit
 		 * back instead would let a packet that was only late (a queue
 		 * longer than an RTO, a starved agent) be sent twice on one
 		 * pull, and a full queue feed itself: in RTS mode at 16 -> 1
@@ -937,14 +953,22 @@ uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now)
 			bool silent = now - t->last_ctl_ns >= r;
 
 			eqds_tx_lease_close(e, peer, t, now);	/* the resends go first */
-			t->st.rto_fired += t->core.infl.n;
 			if (silent) {
+				t->st.rto_fired += t->core.infl.n;
 				t->credit += (int64_t)t->core.infl.bytes;
 				eqt_infl_drop_all(&t->core.infl, t->core.next_seq, to_pool, e->pool);
 				eqt_rtt_backoff(&t->core.rtt, e->cfg.rto_ns, EQT_TX_RTO_MAX_NS);
 				t->silent_gap = true;
-			} else {
-				eqt_tx_timeout(&t->core, e->cfg.rto_ns, now);
+			} else if (eqt_tx_probe(&t->core, e->cfg.rto_ns, now)) {
+				/* The receiver speaks, but this packet's ACK is
+				 * late: the newest in flight goes again as a probe
+				 * (core/tx.h).  Sending all of it again, as this
+				 * did, doubled a loaded host's traffic: on the
+				 * oversubscribed fabric the agents and the fabric
+				 * shared two CPUs, ACKs came 10-30 ms late, and
+				 * 45 % of what the tunnels sent was resends the
+				 * receivers already had. */
+				t->st.rto_fired++;
 			}
 			t->rts_due = !silent || tx_backlog_pkts(t);
 			/* Silent, the tunnel runs on without credit until the
