@@ -16,7 +16,9 @@
 # files (telemetry, control socket, log) are in $FABRIC_RUN/NAME, by
 # default /run/edgeq-fabric/NAME.  `down` deletes them unless FABRIC_KEEP=1.
 # Sourced (by tests and scenarios), it defines the fab_* functions only.
-# FABRIC_CPU=N pins the switch to CPU N.
+# FABRIC_CPU=N pins the switch to CPU N.  FABRIC_RT=N runs it under
+# SCHED_FIFO at priority N (docs/fabric.md, "Waiting for events"; 0, the
+# default: under the default scheduler).
 
 FABRIC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FABRIC_RUN=${FABRIC_RUN:-/run/edgeq-fabric}
@@ -117,6 +119,7 @@ fab_start() {	# TOPO NAME [--set ...]
 	local dir pid pin=()
 	dir=$(fab_dir "$name")
 	[ -n "${FABRIC_CPU:-}" ] && pin=(taskset -c "$FABRIC_CPU")
+	[ "${FABRIC_RT:-0}" != 0 ] && set -- "$@" --rt "$FABRIC_RT"
 	setsid "${pin[@]}" "$EQSWITCH" run "$topo" --name "$name" --dir "$dir" "$@" \
 		>"$dir/eqswitch.log" 2>&1 </dev/null &
 	pid=$!

@@ -202,7 +202,9 @@ sc_md_begin() {	# TITLE DESCRIPTION-FILE-OR-TEXT
 		echo
 		echo "Made by \`${SC_COMMAND:-tests/scenarios/run.sh $SC_NAME}\` on $(date -u +%Y-%m-%d)," \
 			"commit $(git -C "$SC_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
-			"kernel $(uname -r), $(nproc) CPUs; transports: $(sc_transports)."
+			"kernel $(uname -r), $(nproc) CPUs; transports: $(sc_transports)$(
+			[ "${FABRIC_RT:-0}" != 0 ] &&
+				echo "; the switch under SCHED_FIFO $FABRIC_RT (\`FABRIC_RT=$FABRIC_RT\`, docs/fabric.md)")."
 		echo
 	} >"$SC_MD.tmp"
 }
