@@ -359,8 +359,12 @@ uint64_t sird_tx_timers(struct sird *s, uint32_t peer, uint64_t now)
 
 	if (!t)
 		return EQT_NO_DEADLINE;
-	/* A timeout: what was in flight goes again, on its first credit. */
-	eqt_tx_timeout(&t->c, s->cfg.rto_ns, now);
+	/* A timeout: the newest packet in flight goes again, on its first
+	 * credit, as a probe; its ACK sends again what went before it and
+	 * is still missing (core/tx.h).  Sending all of it again made ACKs
+	 * that were only late into duplicates, as EQDS found (docs/eqds.md,
+	 * "RTO"). */
+	eqt_tx_probe(&t->c, s->cfg.rto_ns, now);
 	/* Credit held with nothing to spend it on, for long: its receiver
 	 * took it back (receiver.c), so it is gone here too. */
 	if (held_of(t) && !eqt_tx_backlog(&t->c) && !t->c.infl.n &&
