@@ -175,6 +175,7 @@ static void probe_acked(struct eqt_tx *t, struct eqt_tx_acked *out)
 		eqt_q_push(&t->rtx, p);
 		t->st.rto_fired++;
 		out->lost++;
+		out->lost_bytes += p->len;
 	}
 }
 

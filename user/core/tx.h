@@ -62,6 +62,7 @@ struct eqt_tx_acked {
 	uint64_t	rtt_ns;
 	uint32_t	lost;	/* packets the ACK of an RTO's probe found lost
 				 * (eqt_tx_probe()): now in the resend queue */
+	uint64_t	lost_bytes;	/* ... and their bytes */
 };
 
 /* A ring for `slots` packets in flight to begin with (it grows): 0 or

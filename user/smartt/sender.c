@@ -187,12 +187,16 @@ static void count_nscc(struct smt_tx *t, enum smartt_nscc_rule r)
 	}
 }
 
+static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, bool rto, uint64_t now);
+
 static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, uint64_t now)
 {
 	struct eqt_tx_acked a;
 	bool first = !t->c.min_rtt_ns;
 
 	eqt_tx_ack(&t->c, h->seq_ack, h->pull, s->pool, s->cfg.rto_ns, now, &a);
+	if (a.lost)	/* the RTO's probe arrived, and what went before it did not */
+		lost(s, t, a.lost_bytes, true, now);
 	if (!a.bytes)
 		return;		/* a repeat, or of a packet NACKed meanwhile */
 	if (h->flags & EQ_F_ECE)
@@ -292,7 +296,9 @@ uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now)
 
 	if (!t)
 		return EQT_NO_DEADLINE;
-	moved = eqt_tx_timeout(&t->c, s->cfg.rto_ns, now);
+	/* The newest packet in flight goes again as a probe; its ACK finds
+	 * what is still missing before it (acked(), core/tx.h). */
+	moved = eqt_tx_probe(&t->c, s->cfg.rto_ns, now);
 	if (moved)
 		lost(s, t, moved, true, now);
 	return eqt_tx_deadline(&t->c);
