@@ -595,7 +595,7 @@ uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now)
 /* The ACK of an RTO's probe found packets sent before it still missing
  * (core/tx.h, eqt_tx_probe()): they go again first, on new credit, which
  * an RTS asks for, as the probe did. */
-static void probe_answered(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
+static void rto_probe_answered(struct eqds *e, uint32_t peer, struct tx_tunnel *t,
 			   const struct eqt_tx_acked *out, uint64_t now)
 {
 	if (!out->lost)
@@ -621,7 +621,7 @@ static void cum_ack(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t
 		eqt_tx_ack(&t->core, ack - 1, ack, e->pool, e->cfg.rto_ns, now, &out);
 	if (out.rtt_ns)
 		bdp_follow(e, t);
-	probe_answered(e, peer, t, &out, now);
+	rto_probe_answered(e, peer, t, &out, now);
 }
 
 /* Whether a control packet can be the receiver's, RFC 5961-style: every
@@ -846,7 +846,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 			   &acked);
 		if (acked.rtt_ns)
 			bdp_follow(e, t);
-		probe_answered(e, peer, t, &acked, now);
+		rto_probe_answered(e, peer, t, &acked, now);
 		if (!acked.pkts)
 			eqds_tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
 		break;
