@@ -358,7 +358,7 @@ static void ctl_serve(struct sw_run *r)
 #define STALL_NS	500000
 #define CTL_EVERY_NS	1000000
 
-static int run_loop(struct sw_run *r, int spin, uint64_t spin_ns)
+static int run_loop(struct sw_run *r, int spin)
 {
 	static struct pollfd pfd[TOPO_MAX_HOSTS + 1];
 	int n = r->t.nhosts;
@@ -378,7 +378,7 @@ static int run_loop(struct sw_run *r, int spin, uint64_t spin_ns)
 		if (next_sample < next && (r->fab.queues_busy || next != UINT64_MAX))
 			next = next_sample;
 		r->now = now_ns();
-		if (spin || (next > r->now && next - r->now < spin_ns)) {
+		if (spin || (next > r->now && next - r->now < SPIN_NS)) {
 			if (r->now >= next_ctl) {	/* the control socket, now and then */
 				pfd[n].revents = 0;
 				if (poll(&pfd[n], 1, 0) < 0 && errno != EINTR)
@@ -390,7 +390,7 @@ static int run_loop(struct sw_run *r, int spin, uint64_t spin_ns)
 			struct timespec ts = {0};
 
 			if (next > r->now) {
-				uint64_t d = next - r->now - spin_ns / 2;	/* wake early, spin the rest */
+				uint64_t d = next - r->now - SPIN_NS / 2;	/* wake early, spin the rest */
 
 				if (d > 100000000)
 					d = 100000000;
@@ -487,8 +487,6 @@ static int cmd_run(int argc, char **argv)
 	 * fabric.md).  It still spins near an event, as below: a loaded
 	 * fabric then holds a CPU at real-time priority, up to the kernel's
 	 * real-time throttling (95 % of each second by default). */
-	uint64_t spin_ns = SPIN_NS;
-
 	if (o.rt) {
 		struct sched_param sp = { .sched_priority = o.rt };
 
@@ -501,7 +499,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	fprintf(stderr, "eqswitch: %d switches, %d hosts, %d ports; %s mode; control: eqswitch ctl %s CMD\n",
 		r.t.nsw, r.t.nhosts, r.t.nports, o.spin ? "spin" : "poll", o.dir);
-	ret = run_loop(&r, o.spin, spin_ns) ? 1 : 0;
+	ret = run_loop(&r, o.spin) ? 1 : 0;
 	r.now = now_ns();
 	if (write_all(&r))
 		fprintf(stderr, "eqswitch: writing telemetry to %s: %s\n", o.dir, strerror(errno));
