@@ -833,12 +833,42 @@ static void probe__its_ack_finds_the_older_ones_lost(void **state)
 	ack(&t, SEQ0 + 3, SEQ0, T0 + FLOOR + 100, &out);
 	assert_int_equal(out.pkts, 1);
 	assert_int_equal(out.lost, 3);
+	assert_int_equal(out.lost_bytes, 300);
 	assert_false(t.probing);
 	assert_int_equal(t.rtx.pkts, 3);
 	assert_int_equal(t.rtx.head->seq, SEQ0);
 	assert_int_equal(t.infl.n, 1);			/* the one sent after it */
 	assert_non_null(eqt_infl_get(&t.infl, SEQ0 + 4));
 	assert_int_equal(t.st.rto_fired, 4);
+	done(&t);
+}
+
+/* A NACKed packet resent after the RTO fired lies below the probe's seq
+ * but went after it: the probe's ACK leaves it in flight (by send time,
+ * as RACK); only what went before the RTO is lost. */
+static void probe__a_resend_after_it_stays_in_flight(void **state)
+{
+	struct eqt_tx t;
+	struct eqt_tx_acked out;
+	struct eqt_hdr h;
+	struct eqt_pkt *p;
+
+	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
+	for (int i = 0; i < 3; i++)
+		send(&t, 100, T0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 100);	/* SEQ0 + 2 */
+	assert_int_equal(eqt_tx_nack(&t, SEQ0 + 1), 100);		/* trimmed */
+	p = take(&t, OTHER, &h, T0 + FLOOR + 1);	/* resends go in queue order */
+	assert_int_equal(p->seq, SEQ0 + 2);
+	p = take(&t, OTHER, &h, T0 + FLOOR + 2);
+	assert_int_equal(p->seq, SEQ0 + 1);
+	ack(&t, SEQ0 + 2, SEQ0, T0 + 2 * FLOOR, &out);
+	assert_int_equal(out.lost, 1);				/* SEQ0 alone */
+	assert_int_equal(out.lost_bytes, 100);
+	assert_int_equal(t.rtx.pkts, 1);
+	assert_int_equal(t.rtx.head->seq, SEQ0);
+	assert_int_equal(t.infl.n, 1);
+	assert_non_null(eqt_infl_get(&t.infl, SEQ0 + 1));
 	done(&t);
 }
 
@@ -920,6 +950,7 @@ int main(void)
 		T(probe__only_the_newest_goes_again),
 		T(probe__its_ack_finds_the_older_ones_lost),
 		T(probe__late_acks_first_nothing_lost),
+		T(probe__a_resend_after_it_stays_in_flight),
 		T(probe__a_cumulative_ack_or_an_rst_ends_it),
 		T(reset__requeues_what_was_left_in_an_epoch_past_the_floor),
 		T(reset__resends_keep_the_order_of_their_seqs),

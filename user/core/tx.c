@@ -159,9 +159,11 @@ static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, struct eqt_t
 	out->rtt_ns = r;
 }
 
-/* The RTO's probe arrived: whatever went before it and is still in
+/* The RTO's probe arrived: whatever was sent before it and is still in
  * flight did not (a path delivers in order; one sprayed over several may
- * not, and then a packet goes twice). */
+ * not, and then a packet goes twice).  By send time, as RACK (RFC 8985)
+ * does, not by seq: a NACKed packet resent after the RTO lies below the
+ * probe's seq and may still be on its way. */
 static void probe_acked(struct eqt_tx *t, struct eqt_tx_acked *out)
 {
 	struct eqt_pkt *p;
@@ -169,8 +171,8 @@ static void probe_acked(struct eqt_tx *t, struct eqt_tx_acked *out)
 
 	t->probing = false;
 	for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
-		if (!eqt_seq_before(s, t->probe_seq))
-			break;
+		if (p->t_ns >= t->probe_at)
+			continue;
 		eqt_infl_take(&t->infl, s);
 		eqt_q_push(&t->rtx, p);
 		t->st.rto_fired++;
@@ -288,6 +290,7 @@ uint64_t eqt_tx_probe(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
 	eqt_q_push(&t->rtx, last);
 	t->probing = true;
 	t->probe_seq = last->seq;
+	t->probe_at = now;
 	eqt_rtt_backoff(&t->rtt, rto_floor_ns, EQT_TX_RTO_MAX_NS);
 	/* From now, not from the oldest's send: the probe needs a round trip
 	 * to bring the NACKs of what it finds missing. */

@@ -49,8 +49,9 @@ struct eqt_tx {
 	struct eqt_rtt	rtt;
 	uint64_t	min_rtt_ns;	/* the lowest sample (0: none yet) */
 	uint64_t	rto_at;		/* 0: not armed */
-	bool		probing;	/* an RTO's probe is out: probe_seq */
+	bool		probing;	/* an RTO's probe is out: probe_seq, */
 	uint32_t	probe_seq;
+	uint64_t	probe_at;	/* ... queued when the RTO fired */
 	struct eqt_tx_stats st;
 };
 
@@ -132,8 +133,9 @@ uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
  * expired, only the newest packet in flight goes to the resend queue; the
  * rest stay in flight, the timeout backs off and is armed from now.  The
  * ACK of the probe decides (eqt_tx_ack(), eqt_tx_cum()): what is still in
- * flight then went before the probe and did not arrive, and goes to the
- * resend queue (eqt_tx_acked.lost).  When the ACKs were only late, they
+ * flight then and was sent before the RTO fired did not arrive, and goes
+ * to the resend queue (eqt_tx_acked.lost); what went since (new data, a
+ * NACKed packet's resend) stays in flight.  When the ACKs were only late, they
  * come before the probe's, and one packet went twice rather than all of
  * them, whose late ACKs still time the round trip (Karn's rule takes no
  * sample from a resent packet).  The bytes moved (0: not yet, or nothing
