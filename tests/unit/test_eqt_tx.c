@@ -4,9 +4,9 @@
  * an epoch, SYN until the receiver answers; a NACKed packet goes first and
  * keeps its seq; an ACK takes out exactly what it acknowledges and times
  * only packets sent once; control packets are checked against what this
- * epoch sent; the RTO moves everything in flight to the resend queue in
- * seq order and backs off, or, as a probe, only the newest, and the
- * probe's ACK the older ones still in flight; an RST renumbers what was left in an epoch
+ * epoch sent; the RTO, due for the oldest packet in flight, moves the
+ * newest to the resend queue as a probe and backs off, and the probe's
+ * ACK what was sent before it and is still in flight; an RST renumbers what was left in an epoch
  * past the receiver's floor.  Every packet comes from a pool and goes
  * back to it.
  */
@@ -278,7 +278,7 @@ static void ack__one_seq_selectively_with_an_rtt_sample(void **state)
 	assert_non_null(eqt_infl_get(&t.infl, SEQ0));
 	/* At its time the oldest, SEQ0, is not due by the new RTO: nothing
 	 * goes again, and the timer moves to when it will be. */
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR), 0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 0);
 	assert_int_equal(t.rto_at, T0 + 90000);
 	assert_int_equal(t.infl.n, 2);
 	assert_int_equal(t.st.rto_fired, 0);
@@ -481,14 +481,14 @@ static void timeout__nothing_before_rto_at_then_the_resend_queue(void **state)
 	struct eqt_pkt *p;
 
 	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + 10 * FLOOR), 0);	/* nothing sent */
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 10 * FLOOR), 0);	/* nothing sent */
 	send(&t, 100, T0);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR - 1), 0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR - 1), 0);
 	assert_int_equal(t.infl.n, 1);
 	assert_int_equal(t.rtx.pkts, 0);
 	assert_int_equal(t.st.rto_fired, 0);
 	assert_int_equal(t.rto_at, T0 + FLOOR);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR), 100);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 100);
 	assert_int_equal(t.st.rto_fired, 1);
 	assert_int_equal(t.infl.n, 0);
 	assert_int_equal(t.infl.bytes, 0);
@@ -508,17 +508,19 @@ static void timeout__nothing_before_rto_at_then_the_resend_queue(void **state)
 	done(&t);
 }
 
-/* Everything in flight goes again, in seq order (a resend below the rest
- * first, though sent last), and the RTO doubles from its estimate.  The
- * resends keep their seqs; their ACKs give no sample and leave the
- * backed-off RTO in place. */
-static void timeout__everything_in_flight_goes_again_in_seq_order(void **state)
+/* The oldest packet in flight is due an RTO after it went, whatever
+ * later ACKs said; then the newest goes again and the RTO doubles from
+ * its estimate and is armed from now.  The probe's resend keeps its seq;
+ * its ACK gives no sample, leaves the backed-off RTO in place, and finds
+ * what went before the RTO still missing, a NACKed packet's resend
+ * included, oldest first. */
+static void timeout__due_for_the_oldest_then_the_newest_goes_again(void **state)
 {
 	struct eqt_tx t;
 	struct eqt_tx_acked out;
 	struct eqt_hdr h;
 	struct eqt_pkt *p;
-	static const uint32_t want[] = { SEQ0, SEQ0 + 2, SEQ0 + 3 };
+	static const uint32_t want[] = { SEQ0, SEQ0 + 2 };
 
 	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
 	for (uint32_t i = 0; i < 4; i++)
@@ -530,34 +532,34 @@ static void timeout__everything_in_flight_goes_again_in_seq_order(void **state)
 	assert_int_equal(p->seq, SEQ0);
 	/* The oldest in flight is SEQ0 + 2, sent at T0 + 2000: due an RTO
 	 * (90 us) after, whatever the ACK of SEQ0 + 1 said meanwhile. */
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR), 0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 0);
 	assert_int_equal(t.rto_at, T0 + 92000);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + 91999), 0);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + 92000), 100 + 300 + 400);
-	assert_int_equal(t.st.rto_fired, 3);
-	assert_int_equal(t.infl.n, 0);
-	assert_int_equal(t.rtx.pkts, 3);
-	assert_int_equal(t.rtx.bytes, 800);
-	p = t.rtx.head;
-	for (unsigned i = 0; i < 3; i++, p = p->next)
-		assert_int_equal(p->seq, want[i]);
-	assert_null(p);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 91999), 0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 92000), 400);
+	assert_int_equal(t.st.rto_fired, 1);
+	assert_int_equal(t.infl.n, 2);
+	assert_int_equal(t.rtx.pkts, 1);
+	assert_int_equal(t.rtx.head->seq, SEQ0 + 3);
 	assert_int_equal(t.rtt.rto_ns, 180000);
-	assert_int_equal(t.rto_at, 0);
+	assert_int_equal(t.rto_at, T0 + 92000 + 180000);
 
-	for (unsigned i = 0; i < 3; i++) {
-		p = take(&t, OTHER, &h, T0 + 130000);
-		assert_int_equal(p->seq, want[i]);
-		assert_int_equal(h.flags, EQ_F_RTX);
-	}
+	p = take(&t, OTHER, &h, T0 + 130000);
+	assert_int_equal(p->seq, SEQ0 + 3);
+	assert_int_equal(h.flags, EQ_F_RTX);
 	assert_int_equal(t.next_seq, SEQ0 + 4);
-	assert_int_equal(t.st.rtx, 4);
-	assert_int_equal(t.rto_at, T0 + 130000 + 180000);
-	ack(&t, SEQ0 + 2, SEQ0 + 1, T0 + 140000, &out);
-	assert_int_equal(out.bytes, 400);		/* SEQ0 and SEQ0 + 2 */
+	assert_int_equal(t.st.rtx, 2);
+	assert_int_equal(t.rto_at, T0 + 92000 + 180000);	/* not later */
+	ack(&t, SEQ0 + 3, SEQ0, T0 + 140000, &out);
+	assert_int_equal(out.bytes, 400);
 	assert_int_equal(out.rtt_ns, 0);
 	assert_int_equal(t.rtt.rto_ns, 180000);
-	assert_int_equal(t.rto_at, T0 + 130000 + 180000);	/* not restarted */
+	assert_int_equal(out.lost, 2);
+	assert_int_equal(out.lost_bytes, 100 + 300);
+	assert_int_equal(t.infl.n, 0);
+	p = t.rtx.head;
+	for (unsigned i = 0; i < 2; i++, p = p->next)
+		assert_int_equal(p->seq, want[i]);
+	assert_null(p);
 	done(&t);
 }
 
@@ -573,14 +575,14 @@ static void timeout__rearms_for_the_oldest_when_it_is_not_due(void **state)
 	send(&t, 200, T0 + 40000);
 	assert_int_equal(eqt_tx_nack(&t, SEQ0), 100);
 	assert_int_equal(t.rto_at, T0 + FLOOR);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR), 0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 0);
 	assert_int_equal(t.rto_at, T0 + 40000 + FLOOR);
 	assert_int_equal(t.st.rto_fired, 0);
 	assert_int_equal(t.infl.n, 1);
 	assert_int_equal(t.rtx.pkts, 1);
 	assert_int_equal(t.rtt.rto_ns, 0);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + 40000 + FLOOR - 1), 0);
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + 40000 + FLOOR), 200);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 40000 + FLOOR - 1), 0);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 40000 + FLOOR), 200);
 	assert_int_equal(t.st.rto_fired, 1);
 	assert_int_equal(t.rtx.pkts, 2);
 	assert_int_equal(t.rtx.head->seq, SEQ0);		/* the NACKed one first */
@@ -747,7 +749,7 @@ static void syn_room__no_new_packet_past_the_syn_window(void **state)
 	assert_true(eqt_tx_syn_room(&t, &t.q[OTHER]));		/* no epoch yet */
 	send(&t, 100, T0);
 	assert_true(eqt_tx_syn_room(&t, &t.q[OTHER]));
-	assert_int_equal(eqt_tx_timeout(&t, FLOOR, T0 + FLOOR), 100);
+	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + FLOOR), 100);
 	assert_true(t.syn);
 	/* The epoch's 1024th seq may still be numbered ... */
 	t.next_seq = SEQ0 + EQT_EPOCH_SYN_NEW - 1;
@@ -945,7 +947,7 @@ int main(void)
 		T(check__an_rst_must_echo_a_seq_of_the_epoch),
 		T(check__with_no_epoch_everything_is_old),
 		T(timeout__nothing_before_rto_at_then_the_resend_queue),
-		T(timeout__everything_in_flight_goes_again_in_seq_order),
+		T(timeout__due_for_the_oldest_then_the_newest_goes_again),
 		T(timeout__rearms_for_the_oldest_when_it_is_not_due),
 		T(probe__only_the_newest_goes_again),
 		T(probe__its_ack_finds_the_older_ones_lost),

@@ -255,25 +255,6 @@ bool eqt_tx_due(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
 	return true;
 }
 
-uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
-{
-	uint64_t bytes = 0;
-	struct eqt_pkt *p;
-	uint32_t s;
-
-	if (!eqt_tx_due(t, rto_floor_ns, now))
-		return 0;
-	for (p = eqt_infl_first(&t->infl, &s); p; p = eqt_infl_next(&t->infl, &s)) {
-		eqt_infl_take(&t->infl, s);
-		bytes += p->len;
-		t->st.rto_fired++;
-		eqt_q_push(&t->rtx, p);
-	}
-	eqt_rtt_backoff(&t->rtt, rto_floor_ns, EQT_TX_RTO_MAX_NS);
-	t->rto_at = 0;		/* the resends re-arm it */
-	return bytes;
-}
-
 uint64_t eqt_tx_probe(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
 {
 	struct eqt_pkt *p, *last = NULL;

@@ -125,10 +125,6 @@ uint32_t eqt_tx_nack(struct eqt_tx *t, uint32_t seq);
 /* Whether the RTO expired: the oldest packet in flight went an RTO ago.
  * If not, it is re-armed for when that packet will have (ACKs came). */
 bool eqt_tx_due(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
-/* The RTO: when it expired, every packet in flight goes to the resend
- * queue in seq order and the timeout backs off.  The bytes moved (0:
- * not yet, or nothing in flight). */
-uint64_t eqt_tx_timeout(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now);
 /* The RTO as a tail probe (after RFC 8985's TLP and RACK): when it
  * expired, only the newest packet in flight goes to the resend queue; the
  * rest stay in flight, the timeout backs off and is armed from now.  The
