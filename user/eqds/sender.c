@@ -121,17 +121,9 @@ static void bdp_follow(const struct eqds *e, struct tx_tunnel *t)
 	if (e->cfg.bdp_auto) {
 		/* The loop's round trip varies with the agents' wake-ups: the
 		 * smoothed RTT and twice its variation, so that credit is not
-		 * short for the slower half of the round trips.  At most twice
-		 * the lowest RTT, as BBR caps what it keeps in flight: the
-		 * smoothed RTT also holds the queues this BDP builds, and a
-		 * BDP following them grows with them (on a 2:1 core, to the
-		 * 16 ms cap, and every restart's burst was trimmed). */
-		uint64_t r = t->core.rtt.srtt_ns + 2 * t->core.rtt.rttvar_ns;
-		uint64_t b;
-
-		if (t->core.min_rtt_ns && r > 2 * t->core.min_rtt_ns)
-			r = 2 * t->core.min_rtt_ns;
-		b = e->cfg.link_bps / 8 * r / 1000000000ULL;
+		 * short for the slower half of the round trips. */
+		uint64_t b = e->cfg.link_bps / 8 * (t->core.rtt.srtt_ns + 2 * t->core.rtt.rttvar_ns) /
+			     1000000000ULL;
 
 		uint32_t old = tx_bdp(e, t);
 
@@ -166,7 +158,7 @@ static void bdp_follow(const struct eqds *e, struct tx_tunnel *t)
 /* A sample the core did not take itself (TC's probe, fastpath.c). */
 void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
 {
-	eqt_tx_rtt_sample(&t->core, r, e->cfg.rto_ns);
+	eqt_rtt_sample(&t->core.rtt, r, e->cfg.rto_ns, EQT_TX_RTO_MAX_NS);
 	bdp_follow(e, t);
 }
 
