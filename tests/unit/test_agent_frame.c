@@ -245,6 +245,38 @@ static void test_tcp_pure_ack(void **state)
 	assert_false(eqf_tcp_pure_ack(f, &fi));
 }
 
+/* eqf_flow: one flow, one bucket, whatever its payload; other ports,
+ * other buckets (the edge queue's sparse flows first tells flows apart
+ * by it). */
+static void test_flow_bucket(void **state)
+{
+	uint8_t f[2048], seen[256] = { 0 };
+	uint8_t *tcp = f + 14 + 20 + 8 + EQ_HDR_LEN + 20;
+	struct eqf_info fi;
+	uint32_t n, distinct = 0;
+	uint8_t b0;
+
+	(void)state;
+	n = mk_tcp(f, 100, 0x18);
+	tcp[0] = 0x9c; tcp[1] = 0x40;	/* source port 40000 */
+	tcp[2] = 0x14; tcp[3] = 0x51;	/* destination port 5201 */
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	b0 = eqf_flow(f, &fi);
+	n = mk_tcp(f, 1000, 0x10);	/* the same flow, more payload */
+	tcp[0] = 0x9c; tcp[1] = 0x40;
+	tcp[2] = 0x14; tcp[3] = 0x51;
+	assert_int_equal(eqf_parse(f, n, PORT, &fi), 0);
+	assert_int_equal(eqf_flow(f, &fi), b0);
+	for (uint32_t port = 40000; port < 40064; port++) {
+		tcp[0] = (uint8_t)(port >> 8);
+		tcp[1] = (uint8_t)port;
+		if (!seen[eqf_flow(f, &fi)]++)
+			distinct++;
+	}
+	print_message("# 64 source ports: %u buckets of 256\n", distinct);
+	assert_true(distinct >= 48);	/* a birthday bound: about 57 expected */
+}
+
 /* A segment of a TCP GSO packet over an IPv6 underlay, as TC's fast path
  * sends it (wire.h, the segment option): header seq 1000, segment size
  * 1400, inner TCP seq tcp_seq0 + 3 * 1400, 100 bytes of payload.  TRIMMED:
@@ -637,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_ctl_roundtrip),
 		cmocka_unit_test(test_decap_ecn),
 		cmocka_unit_test(test_tcp_pure_ack),
+		cmocka_unit_test(test_flow_bucket),
 		cmocka_unit_test(test_parse_seg_option),
 		cmocka_unit_test(test_stamp_pads_seg_option),
 		cmocka_unit_test(test_ctl_options_roundtrip),

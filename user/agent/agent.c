@@ -337,6 +337,7 @@ static void take_from_host(struct agent *a, const uint8_t *f, uint32_t len, bool
 	 * full edge queue is tens of ms at a few hundred Mbit/s), and the
 	 * peer's flow towards us would crawl. */
 	p->cls = fi.inner_l4 == 6 && !eqf_tcp_pure_ack(f, &fi) ? EQT_CLS_TCP : EQT_CLS_OTHER;
+	p->flow = eqf_flow(f, &fi);
 	a->active[slot] = true;
 	/* TC's fast path sent this one already: ours is the copy to keep
 	 * until the ACK. */

@@ -477,3 +477,21 @@ bool eqf_tcp_pure_ack(const uint8_t *f, const struct eqf_info *fi)
 	doff = (uint32_t)(tcp[12] >> 4) * 4;
 	return doff >= 20 && ihl + doff == fi->inner_len && !(tcp[13] & 0x07);	/* FIN SYN RST */
 }
+
+uint8_t eqf_flow(const uint8_t *f, const struct eqf_info *fi)
+{
+	bool v4 = fi->inner_proto == EQ_PROTO_IPV4;
+	uint32_t ihl, alen = v4 ? 8 : 32, h = 2166136261u;	/* FNV-1a */
+	const uint8_t *ip = f + fi->inner_off;
+
+	if (fi->hdr.type != EQ_T_DATA || fi->inner_len < (v4 ? 20 : 40))
+		return 0;
+	ihl = v4 ? (ip[0] & 0x0fu) * 4 : 40;
+	for (uint32_t i = 0; i < alen; i++)	/* source and destination */
+		h = (h ^ ip[(v4 ? 12 : 8) + i]) * 16777619u;
+	h = (h ^ fi->inner_l4) * 16777619u;
+	if ((fi->inner_l4 == 6 || fi->inner_l4 == 17) && ihl >= 20 && ihl + 4 <= fi->inner_len)
+		for (uint32_t i = 0; i < 4; i++)	/* the ports */
+			h = (h ^ ip[ihl + i]) * 16777619u;
+	return (uint8_t)(h ^ h >> 8 ^ h >> 16 ^ h >> 24);
+}

@@ -61,6 +61,12 @@ uint32_t eqf_opts_len(const struct eqt_hdr *h);
  * FIN or RST (fi from eqf_parse of the same frame). */
 bool eqf_tcp_pure_ack(const uint8_t *f, const struct eqf_info *fi);
 
+/* The inner flow's bucket of a DATA frame, 0 .. EQT_FLOWS - 1: a hash of
+ * its inner addresses and, for TCP and UDP, ports (the edge queue serves
+ * sparse flows first: core/eqt.h).  Not a secret hash: a local sender
+ * that makes its flows collide only gives up their head start. */
+uint8_t eqf_flow(const uint8_t *f, const struct eqf_info *fi);
+
 /* Outer headers of a control frame to a peer. */
 struct eqf_route {
 	uint8_t		eth_dst[6], eth_src[6];

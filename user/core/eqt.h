@@ -55,7 +55,9 @@ struct eqt_pkt {
 	uint8_t		cls;		/* enum eqt_cls */
 	uint8_t		tx_count;	/* times sent to the wire */
 	uint8_t		flags;		/* EQT_PF_* */
-	uint8_t		pad;
+	uint8_t		flow;		/* the inner flow's bucket (eqt_q's sparse
+					 * flows first): a hash of its addresses
+					 * and ports, EQT_FLOWS of them */
 	uint8_t		data[];	/* a whole Ethernet frame, outer headers
 					 * included: the pool's frame_max bytes */
 };
@@ -93,14 +95,28 @@ void eqt_pool_fini(struct eqt_pool *pool);
 struct eqt_pkt *eqt_pkt_get(struct eqt_pool *pool);		/* NULL when empty */
 void eqt_pkt_put(struct eqt_pool *pool, struct eqt_pkt *p);
 
-/* A FIFO of packets with a byte count. */
+/* A FIFO of packets with a byte count.  With `flows` (EQT_FLOWS counters,
+ * the caller's memory, zeroed) it serves sparse flows first, as fq_codel
+ * does its new flows: a packet whose flow (p->flow) has nothing queued
+ * goes ahead of every packet of flows that have, behind the other such
+ * packets (head .. sparse_tail); the rest go to the tail.  A tunnel
+ * carries all of a host's flows to one peer in one queue: without this a
+ * small RPC's SYN, request and answer each wait behind the bulk flows'
+ * queue (docs/eqds.md, "Edge queues").  Order within a flow holds: a
+ * packet goes ahead only when none of its flow's is queued.  A flow that
+ * keeps a backlog is not sparse, so sparse flows cannot starve the rest
+ * for longer than they keep the link busy by themselves. */
+#define EQT_FLOWS	256
 struct eqt_q {
 	struct eqt_pkt	*head, *tail;
 	uint32_t	pkts;
 	uint64_t	bytes;
+	struct eqt_pkt	*sparse_tail;	/* the last packet that went ahead */
+	uint16_t	*flows;		/* packets queued per flow bucket; NULL: a FIFO */
 };
 
-void eqt_q_push(struct eqt_q *q, struct eqt_pkt *p);		/* at the tail */
+void eqt_q_push(struct eqt_q *q, struct eqt_pkt *p);		/* at the tail, or
+								 * ahead if sparse */
 void eqt_q_push_head(struct eqt_q *q, struct eqt_pkt *p);
 struct eqt_pkt *eqt_q_pop(struct eqt_q *q);			/* NULL when empty */
 void eqt_q_drain(struct eqt_q *q, struct eqt_pool *pool);	/* frees every packet */

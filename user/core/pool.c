@@ -45,7 +45,7 @@ struct eqt_pkt *eqt_pkt_get(struct eqt_pool *pool)
 	p->t_ns = 0;
 	p->seq = 0;
 	p->len = p->l3_off = 0;
-	p->cls = p->tx_count = p->flags = 0;
+	p->cls = p->tx_count = p->flags = p->flow = 0;
 	return p;
 }
 
@@ -58,6 +58,24 @@ void eqt_pkt_put(struct eqt_pool *pool, struct eqt_pkt *p)
 
 void eqt_q_push(struct eqt_q *q, struct eqt_pkt *p)
 {
+	if (q->flows && !q->flows[p->flow]++) {
+		/* Sparse: behind what went ahead before it, if anything did. */
+		struct eqt_pkt *prev = q->sparse_tail;
+
+		if (prev) {
+			p->next = prev->next;
+			prev->next = p;
+		} else {
+			p->next = q->head;
+			q->head = p;
+		}
+		if (q->tail == prev)
+			q->tail = p;
+		q->sparse_tail = p;
+		q->pkts++;
+		q->bytes += p->len;
+		return;
+	}
 	p->next = NULL;
 	if (q->tail)
 		q->tail->next = p;
@@ -70,6 +88,8 @@ void eqt_q_push(struct eqt_q *q, struct eqt_pkt *p)
 
 void eqt_q_push_head(struct eqt_q *q, struct eqt_pkt *p)
 {
+	if (q->flows)
+		q->flows[p->flow]++;
 	p->next = q->head;
 	q->head = p;
 	if (!q->tail)
@@ -87,6 +107,10 @@ struct eqt_pkt *eqt_q_pop(struct eqt_q *q)
 	q->head = p->next;
 	if (!q->head)
 		q->tail = NULL;
+	if (q->sparse_tail == p)
+		q->sparse_tail = NULL;
+	if (q->flows)
+		q->flows[p->flow]--;
 	q->pkts--;
 	q->bytes -= p->len;
 	p->next = NULL;

@@ -8,6 +8,7 @@
 int eqt_tx_init(struct eqt_tx *t, uint32_t slots, uint32_t seq0)
 {
 	memset(t, 0, sizeof(*t));
+	t->q[EQT_CLS_TCP].flows = t->tcp_flows;
 	t->next_seq = seq0;
 	return eqt_infl_init(&t->infl, slots, seq0);
 }

@@ -43,7 +43,9 @@ struct eqt_tx {
 	uint32_t	prev_isn, prev_end;
 	uint32_t	isn, next_seq;	/* the epoch's first seq; the next to number */
 	uint32_t	cum_ack;	/* every seq before it arrived */
-	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class */
+	struct eqt_q	q[EQT_NCLS];	/* the edge queue, by class; TCP's serves
+					 * sparse flows first (eqt.h) */
+	uint16_t	tcp_flows[EQT_FLOWS];	/* ... its packets per flow bucket */
 	struct eqt_q	rtx;		/* resends: before new data */
 	struct eqt_infl	infl;		/* sent, not yet acknowledged */
 	struct eqt_rtt	rtt;
