@@ -191,13 +191,20 @@ static __always_inline bool bare_tcp_ack(struct __sk_buff *skb, const struct inn
 	return (b[1] & 0x17) == 0x10 && (b[0] >> 4) >= 5 && skb->len == l4 + (b[0] >> 4) * 4u;
 }
 
-/* The packet's socket is TCP with data in flight (ACKs to come). */
-static __always_inline bool tcp_in_flight(struct __sk_buff *skb)
+/* TCP will send this packet again soon if it is refused: it is no SYN
+ * (a refused SYN or SYN-ACK waits for the handshake's 1 s timer), and its
+ * socket has data in flight, whose ACKs bring the rest of the queue out
+ * again.  A socket with nothing in flight (a connection's first packets,
+ * each request of an idle RPC connection) would wait for the probe timer,
+ * 200 ms at least.  Read before encap(): in->ihl is the inner header's. */
+static __always_inline bool tcp_clocked(struct __sk_buff *skb, const struct inner_info *in)
 {
 	struct bpf_sock *sk = skb->sk;
 	struct bpf_tcp_sock *tp;
+	__u8 flags;
 
-	if (!sk)
+	if (in->l4 != IPPROTO_TCP || !sk || in->ihl < 20 || in->ihl > 60 ||
+	    bpf_skb_load_bytes(skb, ETH_HLEN + in->ihl + 13, &flags, 1) || (flags & 0x02))
 		return false;
 	sk = bpf_sk_fullsock(sk);
 	if (!sk)
@@ -471,7 +478,7 @@ int tc_egress(struct __sk_buff *skb)
 			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
 			/* Before encap(): growing the packet clears gso_segs. */
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
-			bool gso = skb->gso_size;
+			bool gso = skb->gso_size, clocked = tcp_clocked(skb, &in);
 			__u32 need;
 			int rc = encap(skb, cfg, peer, pv->peer, ps, &in, st, bucket,
 				       bucket ? bucket->path : 0, &fast, &need);
@@ -515,7 +522,7 @@ int tc_egress(struct __sk_buff *skb)
 				 * the agent's queue. */
 				if (cfg->tunnel.hold_tcp &&
 				    ((bucket->lease.parts.bytes & EQ_LEASE_OPEN) || waiting) &&
-				    need <= bucket->cap && tcp_in_flight(skb)) {
+				    need <= bucket->cap && clocked) {
 					st->tx_credit_wait++;
 					/* The agent asks the receiver for it: its
 					 * doorbell, once until it has looked. */
@@ -530,9 +537,16 @@ int tc_egress(struct __sk_buff *skb)
 				/* The edge queue is full: refused, not dropped.
 				 * The stack keeps the packet (TCP sends it again
 				 * with its next ACK, as after a full qdisc) and
-				 * slows down, instead of the agent losing it. */
+				 * slows down, instead of the agent losing it.
+				 * A TCP packet no ACK would bring back soon (a
+				 * SYN, a connection's first) has room up to
+				 * twice the limit (EQ_EDGE_UNCLOCKED): refused,
+				 * it waited 200 ms to 1 s behind a bulk flow to
+				 * the same peer. */
 				if ((agent & EQ_AGENT_SHOWS_QUEUE) &&
-				    waiting + segs > cfg->tunnel.edge_limit) {
+				    waiting + segs > (in.l4 == IPPROTO_TCP && !clocked ?
+						      EQ_EDGE_UNCLOCKED * cfg->tunnel.edge_limit :
+						      cfg->tunnel.edge_limit)) {
 					st->tx_backpressure++;
 					return TC_ACT_SHOT;
 				}

@@ -45,6 +45,11 @@ union eq_lease_word {
  * shut).  `bpftool map dump` shows lease.parts.bytes and .seq. */
 #define EQ_PATH_SET	0x10000u
 
+/* A TCP packet that no ACK would bring back soon if TC refused it (a SYN,
+ * a connection's first packets) may still join an edge queue up to this
+ * many times edge_queue; the agents drop only beyond that. */
+#define EQ_EDGE_UNCLOCKED	2
+
 struct eq_credit {
 	union eq_lease_word lease;
 	__u32	pull_target;	/* the pull target TC stamps: the agent's

@@ -75,6 +75,20 @@ static void settle__leaves_packets_on_their_way(void **state)
 	assert_int_equal(taken, b.handed + 1);
 }
 
+/* The agents drop only beyond what TC lets through: edge_queue for what
+ * TCP sends again soon, EQ_EDGE_UNCLOCKED times it for what it would
+ * not (a SYN, a connection's first packets). */
+static void full__at_twice_the_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(EQ_EDGE_UNCLOCKED, 2);
+	assert_false(eqt_edge_full(0, 100));
+	assert_false(eqt_edge_full(100, 100));
+	assert_false(eqt_edge_full(199, 100));
+	assert_true(eqt_edge_full(200, 100));
+	assert_true(eqt_edge_full(2, 1));
+}
+
 /* A freed tunnel: whatever was handed is lost or read. */
 static void adopt__at_free(void **state)
 {
@@ -94,6 +108,7 @@ int main(void)
 		cmocka_unit_test(show__taken_and_queued),
 		cmocka_unit_test(settle__what_was_handed_before_the_mark_and_not_read),
 		cmocka_unit_test(settle__leaves_packets_on_their_way),
+		cmocka_unit_test(full__at_twice_the_limit),
 		cmocka_unit_test(adopt__at_free),
 	};
 

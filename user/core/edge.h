@@ -21,6 +21,14 @@ static inline void eqt_edge_show(struct eq_credit *b, uint32_t taken, uint32_t q
 	__atomic_store_n(&b->queued, queued, __ATOMIC_RELAXED);
 }
 
+/* An edge queue holding `queued` packets drops the next: TC refuses
+ * packets at `limit` (edge_queue), and lets only those no ACK would bring
+ * back soon go further (EQ_EDGE_UNCLOCKED). */
+static inline bool eqt_edge_full(uint32_t queued, uint32_t limit)
+{
+	return queued >= EQ_EDGE_UNCLOCKED * limit;
+}
+
 /* Packets TC hands the agent can be lost on their way (its socket full):
  * handed - taken would then count them as waiting for ever, and TC's
  * backpressure would refuse ever more of the peer's packets (and, with

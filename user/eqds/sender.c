@@ -272,7 +272,7 @@ int eqds_tx_local(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint64_t now
 	eqds_tx_lease_close(e, peer, t, now);
 	t->shut_wait = false;
 	n = tx_backlog_pkts(t);
-	if (n >= e->cfg.edge_limit) {
+	if (eqt_edge_full(n, e->cfg.edge_limit)) {
 		t->st.edge_drops++;
 		eqt_pkt_put(e->pool, p);
 		return -ENOBUFS;

@@ -93,7 +93,7 @@ int smartt_local(struct smartt *s, uint32_t peer, struct eqt_pkt *p, uint64_t no
 	q = &t->c.q[p->cls < EQT_NCLS ? p->cls : EQT_CLS_OTHER];
 	/* The edge queue is the host's: beyond its limit the packet is
 	 * dropped, counted, and the inner transport repairs it. */
-	if (q->pkts >= s->cfg.edge_limit) {
+	if (eqt_edge_full(q->pkts, s->cfg.edge_limit)) {
 		t->edge_drops++;
 		eqt_pkt_put(s->pool, p);
 		return -ENOBUFS;
