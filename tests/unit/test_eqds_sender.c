@@ -775,6 +775,60 @@ static void nack(struct fx *f, uint32_t seq, uint32_t pull_no)
 	eqds_wire(f->e, PEER, &h, NULL, f->now);
 }
 
+/* bdp_auto: the BDP follows the smoothed RTT and its variation; while the
+ * path trims, not beyond twice the lowest RTT: round trips that grew are
+ * then the switches' queues, and a BDP that followed them filled them
+ * further (a 2:1 core's went to the 16 ms cap).  At 1 Gbit/s: round trips
+ * of 0.3 ms, then of 10 ms without a trim (followed), with trims (held),
+ * and again without for TRIM_MEMORY_RTTS (followed again). */
+static void credit__bdp_auto_keeps_to_the_lowest_rtt_while_trimmed(void **state)
+{
+	struct eqds_cfg c = cfg0;
+	uint32_t pull_no = 100, low_srtt, low_bdp, cap, free_bdp, seq;
+	struct eqds_peer_stats st;
+	struct fx *f;
+
+	c.bdp_auto = true;
+	f = fx_new_cfg(&c, 1024);
+	for (int k = 0; k < 30; k++)
+		exchange(f, &pull_no, 200000);
+	eqds_peer_stats(f->e, PEER, &st);
+	low_srtt = st.srtt_us;
+	low_bdp = st.bdp;
+	/* Each sample is the 100 us exchange() waits before the 200 us
+	 * delay, and the 10 us after it at most: the lowest is at most 310. */
+	cap = (uint32_t)(2 * 310 * (c.link_bps / 8) / 1000000) + MTU;
+	for (int k = 0; k < 20; k++)
+		exchange(f, &pull_no, 10000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	free_bdp = st.bdp;
+	/* A trim: the packet's NACK (with the pull that pays for its
+	 * resend), the resend's ACK (no sample: Karn). */
+	local(f, 1);
+	run_until(f, f->now + 100000);
+	seq = f->rec.data_seq[f->rec.n_data - 1];
+	nack(f, seq, ++pull_no);
+	run_until(f, f->now + 100000);
+	assert_int_equal(f->rec.data_seq[f->rec.n_data - 1], seq);	/* it went again */
+	ack(f, seq, pull_no);
+	for (int k = 0; k < 20; k++)
+		exchange(f, &pull_no, 10000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	print_message("# srtt %u us: BDP %u; 10 ms: %u untrimmed, %u trimmed (at most %u)\n",
+		      low_srtt, low_bdp, free_bdp, st.bdp, cap);
+	assert_true(low_srtt >= 200 && low_srtt <= 310);
+	assert_true(low_bdp > BDP);		/* it followed the RTT up from the floor */
+	assert_true(free_bdp > 4 * cap);	/* untrimmed, it follows the RTT */
+	assert_true(st.srtt_us > 9000);
+	assert_true(st.bdp <= cap);		/* trimmed, it keeps to the lowest */
+	/* TRIM_MEMORY_RTTS (64) round trips of 10 ms without a trim. */
+	for (int k = 0; k < 70; k++)
+		exchange(f, &pull_no, 10000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_true(st.bdp > 4 * cap);
+	fx_free(f);
+}
+
 /* An RST: the floor of the next epoch, and the seq of ours that drew it. */
 static void rst(struct fx *f, uint32_t floor, uint32_t echo)
 {
@@ -1378,6 +1432,7 @@ int main(void)
 		cmocka_unit_test(credit__a_shrunk_window_grows_back_when_the_receiver_is_idle),
 		cmocka_unit_test(rto__adapts_to_ack_delays),
 		cmocka_unit_test(credit__bdp_growth_credited_once),
+	cmocka_unit_test(credit__bdp_auto_keeps_to_the_lowest_rtt_while_trimmed),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
 		cmocka_unit_test(rts__an_unanswered_rts_with_nothing_in_flight_finds_the_receiver_silent),

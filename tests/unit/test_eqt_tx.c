@@ -371,6 +371,24 @@ static void ack__a_resend_gives_no_rtt_sample(void **state)
 
 /* The same ACK twice: the second takes nothing, samples nothing and
  * leaves the timer where the first put it. */
+/* A sample the scheme took itself (an echoed timestamp) moves the
+ * estimator and the lowest RTT as an ACK's does. */
+static void sample__a_schemes_own_moves_srtt_and_the_lowest(void **state)
+{
+	struct eqt_tx t;
+
+	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
+	eqt_tx_rtt_sample(&t, 40000, FLOOR);
+	assert_int_equal(t.rtt.srtt_ns, 40000);
+	assert_int_equal(t.min_rtt_ns, 40000);
+	eqt_tx_rtt_sample(&t, 24000, FLOOR);
+	assert_int_equal(t.rtt.srtt_ns, (7 * 40000 + 24000) / 8);
+	assert_int_equal(t.min_rtt_ns, 24000);
+	eqt_tx_rtt_sample(&t, 90000, FLOOR);
+	assert_int_equal(t.min_rtt_ns, 24000);		/* the lowest stays */
+	done(&t);
+}
+
 static void ack__a_repeat_changes_nothing(void **state)
 {
 	struct eqt_tx t;
@@ -942,6 +960,7 @@ int main(void)
 		T(ack__only_the_named_seq_is_a_sample),
 		T(ack__a_resend_gives_no_rtt_sample),
 		T(ack__a_repeat_changes_nothing),
+		T(sample__a_schemes_own_moves_srtt_and_the_lowest),
 		T(check__acks_beyond_what_was_sent_are_bad),
 		T(check__an_ack_below_the_epoch_is_old),
 		T(check__an_rst_must_echo_a_seq_of_the_epoch),

@@ -152,11 +152,16 @@ static void count_free(void *ctx, struct eqt_pkt *p)
 	eqt_pkt_put(k->pool, p);
 }
 
-static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, struct eqt_tx_acked *out)
+void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns)
 {
-	eqt_rtt_sample(&t->rtt, r, floor_ns, EQT_TX_RTO_MAX_NS);
+	eqt_rtt_sample(&t->rtt, r, rto_floor_ns, EQT_TX_RTO_MAX_NS);
 	if (!t->min_rtt_ns || r < t->min_rtt_ns)
 		t->min_rtt_ns = r;
+}
+
+static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, struct eqt_tx_acked *out)
+{
+	eqt_tx_rtt_sample(t, r, floor_ns);
 	out->rtt_ns = r;
 }
 

@@ -117,6 +117,9 @@ enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_
  * time would add the wait for seq (a resend's recovery) to the sample. */
 void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out);
+/* An RTT sample the scheme took itself (an echoed timestamp, a fast
+ * send's): the estimator and min_rtt_ns, as an ACK's sample moves them. */
+void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns);
 /* A cumulative ack alone, `cum`, that times nothing: its receiver held
  * it (EQDS's ACK delay), or it names no packet. */
 void eqt_tx_cum(struct eqt_tx *t, uint32_t cum, struct eqt_pool *pool, uint64_t now,

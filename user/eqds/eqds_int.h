@@ -87,6 +87,8 @@ struct tx_tunnel {
 	 * rts_regrow_at()). */
 	uint8_t		regrow_idle;
 	uint32_t	bdp;		/* bytes: cfg.bdp_bytes, or from srtt (bdp_auto) */
+	uint64_t	trim_ns;	/* the last trim NACKed: the path queues, and
+					 * the BDP keeps to the lowest RTT for a while */
 	uint32_t	bdp_hi;		/* the largest it has been: growth beyond is credited */
 	struct eqds_peer_stats st;
 };
@@ -255,10 +257,10 @@ void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type,
 /* A control packet from the receiver of our tunnel to `peer`: true if
  * it was taken as its (within the windows, of the current epoch). */
 bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
-void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost);
+void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost, uint64_t now);
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
 uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now);
-void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r);
+void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r, uint64_t now);
 uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t, uint64_t now);
 void eqds_tx_ask(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint64_t now);
 void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t ack, bool cum,

@@ -241,7 +241,7 @@ void eqds_tx_probe_acked(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uin
 	if (cum ? !before(seq, ack) : seq != ack)
 		return;
 	if (!held)	/* answered, but the receiver's ACK delay is in it */
-		eqds_tx_rtt_sample(e, t, (uint64_t)age_us * 1000);
+		eqds_tx_rtt_sample(e, t, (uint64_t)age_us * 1000, now);
 	__atomic_store_n(&e->bucket[peer].probe, 0, __ATOMIC_RELEASE);
 }
 
@@ -324,7 +324,7 @@ int eqds_tx_sent(struct eqds *e, uint32_t peer, struct eqt_pkt *p, uint32_t seq,
 	case EQ_T_NACK:		/* trimmed already: it goes again, first */
 	case EARLY_LOST:	/* lost already: the same, on its own credit */
 		eqds_tx_lease_close(e, peer, t, now);
-		eqds_tx_nacked(t, p, early == EARLY_LOST);
+		eqds_tx_nacked(t, p, early == EARLY_LOST, now);
 		return 1;
 	}
 	/* A cumulative ack passed it already (the receiver's XDP delivered

@@ -102,6 +102,11 @@ void eqds_tx_free(struct eqds *e, uint32_t peer, uint64_t now)
 	live_clear(e->tx_live, peer);
 }
 
+/* How long after a trim the BDP keeps to twice the lowest RTT, in smoothed
+ * RTTs: long enough for the queues that trimmed to drain, and for the
+ * trims of a burst to come back (bdp_follow). */
+#define TRIM_MEMORY_RTTS	64
+
 static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
 {
 	return eqt_rtt_rto(&t->core.rtt, e->cfg.rto_ns);
@@ -116,14 +121,27 @@ static uint64_t rto(const struct eqds *e, const struct tx_tunnel *t)
  * host, not only the network's), and a BDP below it cannot fill the
  * link: on a veth pair with the 50 us default a 64 KiB GSO packet never
  * fit the lease. */
-static void bdp_follow(const struct eqds *e, struct tx_tunnel *t)
+static void bdp_follow(const struct eqds *e, struct tx_tunnel *t, uint64_t now)
 {
 	if (e->cfg.bdp_auto) {
 		/* The loop's round trip varies with the agents' wake-ups: the
 		 * smoothed RTT and twice its variation, so that credit is not
-		 * short for the slower half of the round trips. */
-		uint64_t b = e->cfg.link_bps / 8 * (t->core.rtt.srtt_ns + 2 * t->core.rtt.rttvar_ns) /
-			     1000000000ULL;
+		 * short for the slower half of the round trips.  While the
+		 * path trims (a switch queue past its threshold), at most
+		 * twice the lowest RTT, as BBR caps what it keeps in flight:
+		 * the RTT then holds the queues this BDP builds, and a BDP
+		 * following them grew with them (on a 2:1 core to the 16 ms
+		 * cap, and every restart's burst was trimmed).  Not always:
+		 * on a veth pair the lowest RTT is a lucky wake-up, a tenth of
+		 * the usual, and capped so, TCP through the tunnel fell from
+		 * 2.6 Gbit/s to 0.6-1.4. */
+		uint64_t r = t->core.rtt.srtt_ns + 2 * t->core.rtt.rttvar_ns;
+		uint64_t b;
+
+		if (t->trim_ns && now < t->trim_ns + TRIM_MEMORY_RTTS * t->core.rtt.srtt_ns &&
+		    t->core.min_rtt_ns && r > 2 * t->core.min_rtt_ns)
+			r = 2 * t->core.min_rtt_ns;
+		b = e->cfg.link_bps / 8 * r / 1000000000ULL;
 
 		uint32_t old = tx_bdp(e, t);
 
@@ -156,10 +174,10 @@ static void bdp_follow(const struct eqds *e, struct tx_tunnel *t)
 }
 
 /* A sample the core did not take itself (TC's probe, fastpath.c). */
-void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r)
+void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r, uint64_t now)
 {
-	eqt_rtt_sample(&t->core.rtt, r, e->cfg.rto_ns, EQT_TX_RTO_MAX_NS);
-	bdp_follow(e, t);
+	eqt_tx_rtt_sample(&t->core, r, e->cfg.rto_ns);
+	bdp_follow(e, t, now);
 }
 
 
@@ -413,17 +431,19 @@ void eqds_tx_infl_put(struct eqds *e, struct tx_tunnel *t, struct eqt_pkt *p, ui
  * its credit is ours again, and the resend goes on it at once.  (Were
  * it only late, the receiver knows it NACKed it and takes no pulls from
  * its arrival: receiver.c.) */
-static void nacked(struct tx_tunnel *t, uint32_t len, bool lost)
+static void nacked(struct tx_tunnel *t, uint32_t len, bool lost, uint64_t now)
 {
 	if (lost)
 		t->credit += len;
+	else
+		t->trim_ns = now;	/* a switch on the path queues (bdp_follow) */
 	t->st.rx_nacks++;
 }
 
-void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost)
+void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost, uint64_t now)
 {
 	eqt_q_push(&t->core.rtx, p);
-	nacked(t, p->len, lost);
+	nacked(t, p->len, lost, now);
 }
 
 static void told(struct tx_tunnel *t, uint32_t target)
@@ -620,7 +640,7 @@ static void cum_ack(struct eqds *e, uint32_t peer, struct tx_tunnel *t, uint32_t
 	else
 		eqt_tx_ack(&t->core, ack - 1, ack, e->pool, e->cfg.rto_ns, now, &out);
 	if (out.rtt_ns)
-		bdp_follow(e, t);
+		bdp_follow(e, t, now);
 	rto_probe_answered(e, peer, t, &out, now);
 }
 
@@ -792,7 +812,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	 * a 2 MB flow over 1 ms links sent 4 packets a round trip, its
 	 * first 10 in three. */
 	if (t->rts_ts && (h->opts & EQT_OPT(EQ_OPT_TSTAMP)) && h->ts_echo == t->rts_ts) {
-		eqds_tx_rtt_sample(e, t, now - t->last_rts_ns);
+		eqds_tx_rtt_sample(e, t, now - t->last_rts_ns, now);
 		t->rts_ts = 0;		/* one sample per RTS */
 	}
 	/* Anything else acknowledging this epoch ends SYN_SENT. */
@@ -845,7 +865,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 		eqt_tx_ack(&t->core, h->seq_ack, t->core.cum_ack, e->pool, e->cfg.rto_ns, now,
 			   &acked);
 		if (acked.rtt_ns)
-			bdp_follow(e, t);
+			bdp_follow(e, t, now);
 		rto_probe_answered(e, peer, t, &acked, now);
 		if (!acked.pkts)
 			eqds_tx_early_note(e, t, EQ_T_ACK, h->seq_ack, now);
@@ -853,7 +873,7 @@ static void control(struct eqds *e, uint32_t peer, struct tx_tunnel *t, const st
 	case EQ_T_NACK:
 		if ((len = eqt_tx_nack(&t->core, h->seq_ack))) {
 			eqds_tx_lease_close(e, peer, t, now);	/* the resend goes first */
-			nacked(t, len, h->flags & EQ_F_LOST);
+			nacked(t, len, h->flags & EQ_F_LOST, now);
 		} else {
 			eqds_tx_early_note(e, t, (h->flags & EQ_F_LOST) ? EARLY_LOST : EQ_T_NACK,
 					   h->seq_ack, now);
