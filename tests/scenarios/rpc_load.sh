@@ -11,7 +11,10 @@
 # queue (tor0-h3) while loaded.
 #
 # SC_SECS (default 15 per phase), SC_RPC_RATE (1000 per second), SC_RATE
-# (500mbit), SC_SET (extra fabric settings).
+# (500mbit), SC_SET (extra fabric settings), SC_RPC_FROM (the RPC client,
+# default h2; h0: a host that also sends a bulk flow to h3, whose requests
+# then share its way out with that flow: its qdisc for TCP, its tunnel's
+# edge queue for edgeq).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/scenarios/lib.sh
@@ -19,6 +22,8 @@ cd "$(dirname "$0")/../.." || exit 1
 SECS=${SC_SECS:-15}
 RPS=${SC_RPC_RATE:-1000}
 RATE=${SC_RATE:-500mbit}
+FROM=${SC_RPC_FROM:-h2}
+case $FROM in h0|h1|h2) ;; *) echo "rpc_load: SC_RPC_FROM must be h0, h1 or h2" >&2; exit 2 ;; esac
 RATE_BPS=${RATE%bit}; RATE_BPS=$(numfmt --from=si "${RATE_BPS^^}")
 SETS=(); for s in ${SC_SET:-}; do SETS+=(--set "$s"); done
 TRANSPORTS=$(sc_transports)
@@ -36,7 +41,7 @@ run_one() {	# TRANSPORT
 	ft_bg h3 "$EQLOAD" serve --port 5201 --cc "$(sc_cc "$tr")" 2>>"$raw/serve.log"
 	sleep 0.3
 	t0=$(( $(sc_now) + 500000000 ))
-	ft_on h2 "$EQLOAD" rpc --dst "$rx" --port 5201 --req 64 --resp 64 --rate "$RPS" \
+	ft_on "$FROM" "$EQLOAD" rpc --dst "$rx" --port 5201 --req 64 --resp 64 --rate "$RPS" \
 		--duration "$SECS" --cc "$(sc_cc "$tr")" --start-at "$t0" --out "$raw/idle.tsv"
 	sc_progress "$tr loaded"
 	ft_ctl reset
@@ -47,7 +52,7 @@ run_one() {	# TRANSPORT
 		pids+=($!)
 	done
 	# RPCs from 1 s after the bulk flows start to 1 s before they end
-	ft_bg h2 "$EQLOAD" rpc --dst "$rx" --port 5201 --req 64 --resp 64 --rate "$RPS" \
+	ft_bg "$FROM" "$EQLOAD" rpc --dst "$rx" --port 5201 --req 64 --resp 64 --rate "$RPS" \
 		--duration "$SECS" --cc "$(sc_cc "$tr")" --start-at $((t0 + 1000000000)) --out "$raw/loaded.tsv"
 	pids+=($!)
 	sc_wait "${pids[@]}"
@@ -80,7 +85,7 @@ sc_md_begin "Small RPCs under bulk load" "$(sed -n '3,12p' "$0" | sed 's/^# \{0,
 
 Fabric: one ToR, 4 hosts, $RATE links, 10 µs per link each way, 200-packet buffers$(
 	[ ${#SETS[@]} -gt 0 ] && echo ", ${SC_SET}"). RPCs: 64-byte request, 64-byte
-response, one at a time on one TCP connection (TCP_NODELAY), $RPS per second at Poisson
+response, from $FROM$( [ "$FROM" = h2 ] || echo " (which also sends a bulk flow to h3)"), one at a time on one TCP connection (TCP_NODELAY), $RPS per second at Poisson
 times, for $SECS s idle and then $SECS s loaded (from 1 s after the two bulk flows start
 to 1 s before they end). Latency: from writing the request to the last byte of the
 response, in µs. The idle baseline includes the switch waking from its sleep for each
