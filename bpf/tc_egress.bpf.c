@@ -191,23 +191,24 @@ static __always_inline bool bare_tcp_ack(struct __sk_buff *skb, const struct inn
 	return (b[1] & 0x17) == 0x10 && (b[0] >> 4) >= 5 && skb->len == l4 + (b[0] >> 4) * 4u;
 }
 
-/* TCP will send this packet again soon if it is refused: it is no SYN
- * (a refused SYN or SYN-ACK waits for the handshake's 1 s timer), and its
- * socket has data in flight, whose ACKs bring the rest of the queue out
- * again.  A socket with nothing in flight (a connection's first packets,
- * each request of an idle RPC connection) would wait for the probe timer,
- * 200 ms at least.  Read before encap(): in->ihl is the inner header's. */
-static __always_inline bool tcp_clocked(struct __sk_buff *skb, const struct inner_info *in)
+/* TCP will send this packet again soon if it is refused: its socket has
+ * data in flight, whose ACKs bring the rest of the queue out again, and
+ * is past its handshake (a refused SYN waits for the 1 s SYN timer; a
+ * SYN-ACK comes from a request socket, not a full one).  A socket with
+ * nothing in flight (a connection's first packets, each request of an
+ * idle RPC connection) would wait for the probe timer, 200 ms at least.
+ * The socket's state, not the packet's flags: callable after encap(), and
+ * nothing of it lives across that call (tc_egress's stack is at the 512
+ * bytes Linux 6.1's verifier allows its frames). */
+static __always_inline bool tcp_clocked(struct __sk_buff *skb)
 {
 	struct bpf_sock *sk = skb->sk;
 	struct bpf_tcp_sock *tp;
-	__u8 flags;
 
-	if (in->l4 != IPPROTO_TCP || !sk || in->ihl < 20 || in->ihl > 60 ||
-	    bpf_skb_load_bytes(skb, ETH_HLEN + in->ihl + 13, &flags, 1) || (flags & 0x02))
+	if (!sk)
 		return false;
 	sk = bpf_sk_fullsock(sk);
-	if (!sk)
+	if (!sk || sk->state == BPF_TCP_SYN_SENT)
 		return false;
 	tp = bpf_tcp_sock(sk);
 	return tp && tp->packets_out > 0;
@@ -478,7 +479,7 @@ int tc_egress(struct __sk_buff *skb)
 			struct eq_credit *bucket = bpf_map_lookup_elem(&eq_credit, &pv->peer);
 			/* Before encap(): growing the packet clears gso_segs. */
 			__u32 segs = skb->gso_size && skb->gso_segs ? skb->gso_segs : 1;
-			bool gso = skb->gso_size, clocked = tcp_clocked(skb, &in);
+			bool gso = skb->gso_size;
 			__u32 need;
 			int rc = encap(skb, cfg, peer, pv->peer, ps, &in, st, bucket,
 				       bucket ? bucket->path : 0, &fast, &need);
@@ -522,7 +523,7 @@ int tc_egress(struct __sk_buff *skb)
 				 * the agent's queue. */
 				if (cfg->tunnel.hold_tcp &&
 				    ((bucket->lease.parts.bytes & EQ_LEASE_OPEN) || waiting) &&
-				    need <= bucket->cap && clocked) {
+				    need <= bucket->cap && tcp_clocked(skb)) {
 					st->tx_credit_wait++;
 					/* The agent asks the receiver for it: its
 					 * doorbell, once until it has looked. */
@@ -544,7 +545,7 @@ int tc_egress(struct __sk_buff *skb)
 				 * it waited 200 ms to 1 s behind a bulk flow to
 				 * the same peer. */
 				if ((agent & EQ_AGENT_SHOWS_QUEUE) &&
-				    waiting + segs > (in.l4 == IPPROTO_TCP && !clocked ?
+				    waiting + segs > (in.l4 == IPPROTO_TCP && !tcp_clocked(skb) ?
 						      EQ_EDGE_UNCLOCKED * cfg->tunnel.edge_limit :
 						      cfg->tunnel.edge_limit)) {
 					st->tx_backpressure++;

@@ -1223,12 +1223,12 @@ static void backpressure__refused_at_the_edge_limit(void **state)
 						    .tx_backpressure = 2 });
 }
 
-/* A TCP packet no ACK would bring back soon if refused (here no socket at
- * all, as a SYN-ACK's request socket; or a SYN, whatever its socket) has
+/* A TCP packet no ACK would bring back soon if refused (here one with no
+ * socket at all, as a SYN-ACK's request socket is no full socket) has
  * room up to EQ_EDGE_UNCLOCKED times the limit: refused, it waited for
- * TCP's timers, 200 ms to 1 s.  (A packet of a socket with data in flight
- * needs a socket, which BPF_PROG_TEST_RUN cannot give: the netns and
- * fabric layers run it.) */
+ * TCP's timers, 200 ms to 1 s.  (A socket with data in flight, or one in
+ * SYN_SENT, needs a socket, which BPF_PROG_TEST_RUN cannot give: the
+ * netns and fabric layers run them.) */
 static void backpressure__unclocked_tcp_has_room_to_twice_the_limit(void **state)
 {
 	struct fx *fx = *state;
