@@ -227,17 +227,23 @@ static void expect_stats(const struct pkt_maps *m, const struct eq_stats *want)
 
 /* ---- TC egress ---- */
 
-/* A TCP packet from A's overlay address to B's: a peer prefix hit. */
-static uint32_t tc_send(struct fx *fx)
+/* A packet of protocol l4 from A's overlay address to B's: a peer
+ * prefix hit. */
+static uint32_t tc_send_l4(struct fx *fx, uint8_t l4)
 {
 	struct pkt_spec s;
 
-	pkt_spec_init(&s, AF_INET, IPPROTO_TCP, &pkt_host_a, &pkt_host_b);
+	pkt_spec_init(&s, AF_INET, l4, &pkt_host_a, &pkt_host_b);
 	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
 	assert_true(fx->in_len > 0);
 	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
 				 &fx->r), 0);
 	return fx->r.retval;
+}
+
+static uint32_t tc_send(struct fx *fx)	/* TCP */
+{
+	return tc_send_l4(fx, IPPROTO_TCP);
 }
 
 static bool out_is_encapsulated(const struct fx *fx)
@@ -1185,19 +1191,6 @@ static void set_agent_flags(struct fx *fx, uint32_t flags)
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(fx->tc->maps.eq_agent), &zero, &ag, 0), 0);
 }
 
-/* A UDP packet from A's overlay address to B's. */
-static uint32_t tc_send_udp(struct fx *fx)
-{
-	struct pkt_spec s;
-
-	pkt_spec_init(&s, AF_INET, IPPROTO_UDP, &pkt_host_a, &pkt_host_b);
-	fx->in_len = pkt_build_frame(fx->in, sizeof(fx->in), &s);
-	assert_true(fx->in_len > 0);
-	assert_int_equal(pkt_run(bpf_program__fd(fx->tc->progs.tc_egress), fx->in, fx->in_len,
-				 &fx->r), 0);
-	return fx->r.retval;
-}
-
 /* What waits for the agent: in transit (handed - taken) and queued.  At
  * the limit, a packet is refused to the stack and counted; below, it goes
  * and is counted as handed.  A `taken` read ahead of `handed` counts as
@@ -1210,15 +1203,15 @@ static void backpressure__refused_at_the_edge_limit(void **state)
 	set_agent_flags(fx, EQ_AGENT_READY | EQ_AGENT_SHOWS_QUEUE);
 	set_edge_limit(fx, 10);
 	set_queue(fx, 7, 4, 7);			/* 3 + 7: full */
-	assert_int_equal(tc_send_udp(fx), TC_ACT_SHOT);
+	assert_int_equal(tc_send_l4(fx, IPPROTO_UDP), TC_ACT_SHOT);
 	assert_int_equal(get_credit(fx, PKT_PEER_SLOT).handed, 7);
 	set_queue(fx, 7, 5, 7);			/* 2 + 7: room for one */
-	assert_int_equal(tc_send_udp(fx), TC_ACT_REDIRECT);
+	assert_int_equal(tc_send_l4(fx, IPPROTO_UDP), TC_ACT_REDIRECT);
 	assert_int_equal(get_credit(fx, PKT_PEER_SLOT).handed, 8);
 	set_queue(fx, 7, 9, 9);			/* taken ahead: 0 + 9 */
-	assert_int_equal(tc_send_udp(fx), TC_ACT_REDIRECT);
+	assert_int_equal(tc_send_l4(fx, IPPROTO_UDP), TC_ACT_REDIRECT);
 	set_queue(fx, 7, 9, 10);
-	assert_int_equal(tc_send_udp(fx), TC_ACT_SHOT);
+	assert_int_equal(tc_send_l4(fx, IPPROTO_UDP), TC_ACT_SHOT);
 	expect_stats(&fx->mtc, &(struct eq_stats){ .tx_encap = 4, .tx_to_agent = 2,
 						    .tx_backpressure = 2 });
 }
