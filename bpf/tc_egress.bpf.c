@@ -545,9 +545,10 @@ int tc_egress(struct __sk_buff *skb)
 				 * it waited 200 ms to 1 s behind a bulk flow to
 				 * the same peer. */
 				if ((agent & EQ_AGENT_SHOWS_QUEUE) &&
-				    waiting + segs > (in.l4 == IPPROTO_TCP && !tcp_clocked(skb) ?
-						      EQ_EDGE_UNCLOCKED * cfg->tunnel.edge_limit :
-						      cfg->tunnel.edge_limit)) {
+				    eq_edge_refuses(waiting,
+						    in.l4 == IPPROTO_TCP && !tcp_clocked(skb) ?
+						    EQ_EDGE_UNCLOCKED * cfg->tunnel.edge_limit :
+						    cfg->tunnel.edge_limit)) {
 					st->tx_backpressure++;
 					return TC_ACT_SHOT;
 				}

@@ -77,16 +77,20 @@ static void settle__leaves_packets_on_their_way(void **state)
 
 /* The agents drop only beyond what TC lets through: edge_queue for what
  * TCP sends again soon, EQ_EDGE_UNCLOCKED times it for what it would
- * not (a SYN, a connection's first packets). */
-static void full__at_twice_the_limit(void **state)
+ * not (a SYN, a connection's first packets), and one GSO packet's
+ * segments more, which goes in whole while the queue has room for one. */
+static void full__at_twice_the_limit_and_a_gso_packet(void **state)
 {
 	(void)state;
 	assert_int_equal(EQ_EDGE_UNCLOCKED, 2);
+	assert_int_equal(EQ_EDGE_GSO_SEGS, 64);
 	assert_false(eqt_edge_full(0, 100));
 	assert_false(eqt_edge_full(100, 100));
-	assert_false(eqt_edge_full(199, 100));
-	assert_true(eqt_edge_full(200, 100));
-	assert_true(eqt_edge_full(2, 1));
+	assert_false(eqt_edge_full(263, 100));
+	assert_true(eqt_edge_full(264, 100));
+	/* edge_queue 1: a 45-segment TSO packet into the empty queue, twice */
+	assert_false(eqt_edge_full(1 + 44, 1));
+	assert_true(eqt_edge_full(66, 1));
 }
 
 /* A freed tunnel: whatever was handed is lost or read. */
@@ -108,7 +112,7 @@ int main(void)
 		cmocka_unit_test(show__taken_and_queued),
 		cmocka_unit_test(settle__what_was_handed_before_the_mark_and_not_read),
 		cmocka_unit_test(settle__leaves_packets_on_their_way),
-		cmocka_unit_test(full__at_twice_the_limit),
+		cmocka_unit_test(full__at_twice_the_limit_and_a_gso_packet),
 		cmocka_unit_test(adopt__at_free),
 	};
 

@@ -166,6 +166,22 @@ static uint64_t tc_rnd(struct tc *t)
 	return z ^ (z >> 31);
 }
 
+/* The edge queue's admission (TC's backpressure): refused only when
+ * full; a GSO packet goes in whole while there is room for its first
+ * segment (refused until all its segments fit, a TSO packet larger than
+ * the room went only into an empty queue, and TCP's flow stopped and
+ * waited at every round trip). */
+static void edge__refused_only_when_full(void **state)
+{
+	(void)state;
+	assert_false(eq_edge_refuses(0, 8));
+	assert_false(eq_edge_refuses(7, 8));
+	assert_true(eq_edge_refuses(8, 8));
+	assert_true(eq_edge_refuses(9, 8));
+	assert_true(eq_edge_refuses(0, 0));
+}
+
+
 /* What bpf/tc_egress.bpf.c does per packet: take, or shut the lease and
  * send the packet the slow way. */
 static void *tc_main(void *arg)
@@ -360,6 +376,7 @@ int main(void)
 		cmocka_unit_test(shut__keeps_bytes_and_seq),
 		cmocka_unit_test(shut__on_a_closed_lease_counts_nothing_lends_nothing),
 		cmocka_unit_test(lease__conserves_bytes_and_seqs_under_concurrency),
+		cmocka_unit_test(edge__refused_only_when_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,10 +23,11 @@ static inline void eqt_edge_show(struct eq_credit *b, uint32_t taken, uint32_t q
 
 /* An edge queue holding `queued` packets drops the next: TC refuses
  * packets at `limit` (edge_queue), and lets only those no ACK would bring
- * back soon go further (EQ_EDGE_UNCLOCKED). */
+ * back soon go further (EQ_EDGE_UNCLOCKED); a GSO packet goes in whole
+ * while there is room for its first segment (EQ_EDGE_GSO_SEGS). */
 static inline bool eqt_edge_full(uint32_t queued, uint32_t limit)
 {
-	return queued >= EQ_EDGE_UNCLOCKED * limit;
+	return queued >= EQ_EDGE_UNCLOCKED * limit + EQ_EDGE_GSO_SEGS;
 }
 
 /* Packets TC hands the agent can be lost on their way (its socket full):
