@@ -68,6 +68,36 @@ static void backoff__doubles_to_the_cap_sample_resets(void **state)
 	assert_int_equal(r.rto_ns, FLOOR);	/* 2 + 4 x 1 ms, below the floor */
 }
 
+/* The base RTT's floor: the lowest smoothed RTT of this window's half and
+ * the last; a half more than a window old is forgotten, so the floor
+ * follows a loop that got slower. */
+#define WIN	(100 * MS)
+
+static void floor__lowest_of_two_halves_then_forgets(void **state)
+{
+	struct eqt_rtt_floor f = { 0 };
+	uint64_t t = 5 * MS;
+
+	assert_int_equal(eqt_rtt_floor(&f), 0);
+	eqt_rtt_floor_add(&f, 300 * US, t, WIN);
+	assert_int_equal(eqt_rtt_floor(&f), 300 * US);
+	eqt_rtt_floor_add(&f, 200 * US, t + 10 * MS, WIN);
+	eqt_rtt_floor_add(&f, 900 * US, t + 50 * MS, WIN);
+	assert_int_equal(eqt_rtt_floor(&f), 200 * US);
+	/* a new half: the last one's 200 us still counts */
+	eqt_rtt_floor_add(&f, 1000 * US, t + 120 * MS, WIN);
+	assert_int_equal(eqt_rtt_floor(&f), 200 * US);
+	eqt_rtt_floor_add(&f, 950 * US, t + 150 * MS, WIN);
+	assert_int_equal(eqt_rtt_floor(&f), 200 * US);
+	/* the next half drops it: the loop now takes about 1 ms */
+	eqt_rtt_floor_add(&f, 980 * US, t + 225 * MS, WIN);
+	assert_int_equal(eqt_rtt_floor(&f), 950 * US);
+	/* after an idle spell of more than two windows, only the new sample */
+	eqt_rtt_floor_add(&f, 400 * US, t + 800 * MS, WIN);
+	assert_int_equal(eqt_rtt_floor(&f), 400 * US);
+	assert_int_equal(f.prev, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -75,6 +105,7 @@ int main(void)
 		cmocka_unit_test(second_sample__rfc_order_of_updates),
 		cmocka_unit_test(clamps__floor_and_cap),
 		cmocka_unit_test(backoff__doubles_to_the_cap_sample_resets),
+		cmocka_unit_test(floor__lowest_of_two_halves_then_forgets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -372,20 +372,25 @@ static void ack__a_resend_gives_no_rtt_sample(void **state)
 /* The same ACK twice: the second takes nothing, samples nothing and
  * leaves the timer where the first put it. */
 /* A sample the scheme took itself (an echoed timestamp) moves the
- * estimator and the lowest RTT as an ACK's does. */
+ * estimator, the lowest RTT and the base RTT as an ACK's does; the base
+ * RTT is the lowest smoothed RTT, which one low sample moves an eighth. */
 static void sample__a_schemes_own_moves_srtt_and_the_lowest(void **state)
 {
 	struct eqt_tx t;
 
 	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
-	eqt_tx_rtt_sample(&t, 40000, FLOOR);
+	assert_int_equal(eqt_tx_base_rtt(&t), 0);
+	eqt_tx_rtt_sample(&t, 40000, FLOOR, 1000);
 	assert_int_equal(t.rtt.srtt_ns, 40000);
 	assert_int_equal(t.min_rtt_ns, 40000);
-	eqt_tx_rtt_sample(&t, 24000, FLOOR);
+	assert_int_equal(eqt_tx_base_rtt(&t), 40000);
+	eqt_tx_rtt_sample(&t, 24000, FLOOR, 2000);
 	assert_int_equal(t.rtt.srtt_ns, (7 * 40000 + 24000) / 8);
 	assert_int_equal(t.min_rtt_ns, 24000);
-	eqt_tx_rtt_sample(&t, 90000, FLOOR);
+	assert_int_equal(eqt_tx_base_rtt(&t), (7 * 40000 + 24000) / 8);
+	eqt_tx_rtt_sample(&t, 90000, FLOOR, 3000);
 	assert_int_equal(t.min_rtt_ns, 24000);		/* the lowest stays */
+	assert_int_equal(eqt_tx_base_rtt(&t), (7 * 40000 + 24000) / 8);
 	done(&t);
 }
 
@@ -583,7 +588,8 @@ static void timeout__due_for_the_oldest_then_the_newest_goes_again(void **state)
 
 /* The timer was armed for a packet that has left flight since (NACKed
  * here); the oldest still in flight is not due: the timer moves to its
- * time, nothing moves, nothing backs off. */
+ * time, nothing moves, nothing backs off.  When it fires, the probe goes
+ * ahead of the NACKed packet, whatever a window says. */
 static void timeout__rearms_for_the_oldest_when_it_is_not_due(void **state)
 {
 	struct eqt_tx t;
@@ -603,9 +609,20 @@ static void timeout__rearms_for_the_oldest_when_it_is_not_due(void **state)
 	assert_int_equal(eqt_tx_probe(&t, FLOOR, T0 + 40000 + FLOOR), 200);
 	assert_int_equal(t.st.rto_fired, 1);
 	assert_int_equal(t.rtx.pkts, 2);
-	assert_int_equal(t.rtx.head->seq, SEQ0);		/* the NACKed one first */
-	assert_int_equal(t.rtx.tail->seq, SEQ0 + 1);
+	/* The probe first, and no window holds it: what is in flight may
+	 * all be lost, and only its ACK tells (tx.h, eqt_tx_probe_waits()). */
+	assert_int_equal(t.rtx.head->seq, SEQ0 + 1);
+	assert_int_equal(t.rtx.tail->seq, SEQ0);		/* the NACKed one */
+	assert_true(eqt_tx_probe_waits(&t, &t.rtx));
+	assert_false(eqt_tx_probe_waits(&t, &t.q[OTHER]));
 	assert_int_equal(t.rtt.rto_ns, 2 * FLOOR);
+	{
+		struct eqt_hdr h;
+		struct eqt_pkt *p = eqt_tx_take(&t, &t.rtx, &h, &pool, FLOOR, T0 + 50000 + FLOOR);
+
+		assert_int_equal(p->seq, SEQ0 + 1);
+		assert_false(eqt_tx_probe_waits(&t, &t.rtx));	/* the NACKed one waits its turn */
+	}
 	done(&t);
 }
 

@@ -49,6 +49,8 @@ static struct sim {
 	uint64_t	q_area, q_last;		/* the queue's time integral */
 	bool		drop_tail;
 	double		data_loss;
+	uint64_t	lose_until;	/* every DATA sent before it is lost */
+	uint64_t	first_rtx_at;	/* when the first resend went (0: none) */
 	uint32_t	got[MAXS], dups[MAXS], ooo[MAXS];
 	/* REPS: entropies in use (0: off, every DATA keeps TC's path), the
 	 * path each seq last went by, and paths that lose everything sent
@@ -92,6 +94,8 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 	(void)peer;
 	assert_true(h->ect);	/* the fabric is to mark it, not drop it */
 	memcpy(&e.id, p->data, 4);
+	if ((h->flags & EQ_F_RTX) && !S.first_rtx_at)
+		S.first_rtx_at = S.now;
 	assert_int_equal(h->path_set, S.entropies != 0);
 	if (h->path_set) {
 		assert_true(h->path_id < S.entropies);
@@ -104,7 +108,8 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 			return;		/* a black hole */
 		}
 	}
-	if (S.data_loss > 0 && rnd32() % 10000 < S.data_loss * 10000) {
+	if (S.now < S.lose_until ||
+	    (S.data_loss > 0 && rnd32() % 10000 < S.data_loss * 10000)) {
 		S.data_lost++;
 		return;
 	}
@@ -531,6 +536,33 @@ static void test_losses_without_trimming(void **state)
 	teardown_sim();
 }
 
+/* The first window is lost whole, silently (no trim, nothing arrives to
+ * show a gap): only the RTO finds it.  Its probe goes at once, though the
+ * packets still counted in flight fill the window the loss shrank, and
+ * its ACK sends the rest again: one RTO.  Held back by that window, the
+ * probe waited for every further RTO, backed off, to move the packets out
+ * of flight one by one. */
+static void test_rto_probe_goes_whatever_the_window(void **state)
+{
+	struct eq_agent_peer v;
+
+	(void)state;
+	setup(1, false);
+	S.lose_until = 500000;
+	offer_all();
+	run(1000000000ULL, 0);
+	expect_complete(true);
+	peer_state(S.s[0], 0, &v, NULL);
+	printf("# first window lost: %u DATA lost, the first resend at %.2f ms (RTO 1 ms), "
+	       "%llu resent by the RTO, done at %.2f ms\n", S.data_lost, S.first_rtx_at / 1e6,
+	       (unsigned long long)v.rto_fired, S.done_at[0] / 1e6);
+	assert_true(S.data_lost >= 3);
+	/* One RTO after the last loss went; held back, 1 + 2 + 4 + 8 ms. */
+	assert_true(S.first_rtx_at > 1000000 && S.first_rtx_at < 1100000);
+	assert_int_equal(v.rto_fired, S.data_lost);
+	teardown_sim();
+}
+
 /* The receiver forgets everything mid-transfer (its agent restarted):
  * the next DATA draws an RST, and the sender sends what was in flight
  * again in a new epoch (the RSTs the rest of it drew come late, and are
@@ -681,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_one_sender_fills_the_link),
 		cmocka_unit_test(test_incast_windows_hold_the_queue),
 		cmocka_unit_test(test_losses_without_trimming),
+		cmocka_unit_test(test_rto_probe_goes_whatever_the_window),
 		cmocka_unit_test(test_receiver_restart),
 		cmocka_unit_test(test_forged_control_changes_nothing),
 		cmocka_unit_test(test_forged_data_refused),

@@ -27,3 +27,16 @@ void eqt_rtt_backoff(struct eqt_rtt *r, uint64_t floor_ns, uint64_t max_ns)
 
 	r->rto_ns = cur > max_ns / 2 ? max_ns : 2 * cur;
 }
+
+void eqt_rtt_floor_add(struct eqt_rtt_floor *f, uint64_t srtt_ns, uint64_t now, uint64_t window_ns)
+{
+	if (!f->cur_at || now - f->cur_at >= window_ns) {
+		/* A half that ended more than a window ago holds nothing of
+		 * the last window. */
+		f->prev = f->cur_at && now - f->cur_at < 2 * window_ns ? f->cur : 0;
+		f->cur = srtt_ns;
+		f->cur_at = now;
+	} else if (srtt_ns < f->cur) {
+		f->cur = srtt_ns;
+	}
+}

@@ -34,4 +34,25 @@ static inline uint64_t eqt_rtt_rto(const struct eqt_rtt *r, uint64_t floor_ns)
 	return r->rto_ns ? r->rto_ns : floor_ns;
 }
 
+/* The loop's usual round trip at its lowest: the lowest smoothed RTT
+ * over the last one to two `window_ns` (two halves; a new one begins, the
+ * older is dropped).  Not the lowest sample: the round trip includes both
+ * agents' wake-ups, and one lucky pair of them (172 us, where the loop
+ * took 1 ms under load) gave SMaRTT a base RTT, a BDP and a window cap
+ * that carried an eighth of the link.  The smoothed RTT moves an eighth
+ * per sample, so one such sample barely moves it; and a floor that
+ * forgets follows the loop when the host gets busier. */
+struct eqt_rtt_floor {
+	uint64_t	cur, prev;	/* the lowest of this half, and of the last */
+	uint64_t	cur_at;		/* when this half began (0: no sample yet) */
+};
+
+void eqt_rtt_floor_add(struct eqt_rtt_floor *f, uint64_t srtt_ns, uint64_t now, uint64_t window_ns);
+
+/* 0 before the first sample. */
+static inline uint64_t eqt_rtt_floor(const struct eqt_rtt_floor *f)
+{
+	return f->prev && f->prev < f->cur ? f->prev : f->cur;
+}
+
 #endif

@@ -58,6 +58,7 @@ static void open_epoch(struct eqt_tx *t)
 	t->floor = 0;
 	t->rto_at = 0;
 	t->probing = false;
+	t->probe_unsent = false;
 }
 
 void eqt_tx_open(struct eqt_tx *t, uint32_t floor)
@@ -79,6 +80,8 @@ struct eqt_pkt *eqt_tx_take(struct eqt_tx *t, struct eqt_q *q, struct eqt_hdr *h
 
 	if (!p)
 		return NULL;
+	if (eqt_tx_probe_waits(t, q))
+		t->probe_unsent = false;	/* at the head: this is it */
 	if (!t->open)
 		open_epoch(t);
 	if (numbered_anew(t, p)) {
@@ -152,16 +155,18 @@ static void count_free(void *ctx, struct eqt_pkt *p)
 	eqt_pkt_put(k->pool, p);
 }
 
-void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns)
+void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns, uint64_t now)
 {
 	eqt_rtt_sample(&t->rtt, r, rto_floor_ns, EQT_TX_RTO_MAX_NS);
 	if (!t->min_rtt_ns || r < t->min_rtt_ns)
 		t->min_rtt_ns = r;
+	eqt_rtt_floor_add(&t->base_rtt, t->rtt.srtt_ns, now, EQT_BASE_RTT_WINDOW_NS);
 }
 
-static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, struct eqt_tx_acked *out)
+static void sample(struct eqt_tx *t, uint64_t r, uint64_t floor_ns, uint64_t now,
+		   struct eqt_tx_acked *out)
 {
-	eqt_tx_rtt_sample(t, r, floor_ns);
+	eqt_tx_rtt_sample(t, r, floor_ns, now);
 	out->rtt_ns = r;
 }
 
@@ -197,7 +202,7 @@ static void ack(struct eqt_tx *t, uint32_t seq, bool timed, uint32_t cum, struct
 	t->syn = false;		/* the receiver answered this epoch */
 	if (timed && (p = eqt_infl_take(&t->infl, seq))) {
 		if (eqt_infl_timed(p, seq, now))
-			sample(t, now - p->t_ns, rto_floor_ns, out);
+			sample(t, now - p->t_ns, rto_floor_ns, now, out);
 		count_free(&k, p);
 	}
 	if (eqt_seq_after(cum, t->cum_ack)) {
@@ -274,7 +279,10 @@ uint64_t eqt_tx_probe(struct eqt_tx *t, uint64_t rto_floor_ns, uint64_t now)
 	}
 	eqt_infl_take(&t->infl, at);
 	t->st.rto_fired++;
-	eqt_q_push(&t->rtx, last);
+	/* First: the resends NACKed before it may wait for the window,
+	 * the probe may not (eqt_tx_probe_waits()). */
+	eqt_q_push_head(&t->rtx, last);
+	t->probe_unsent = true;
 	t->probing = true;
 	t->probe_seq = last->seq;
 	t->probe_at = now;
@@ -322,6 +330,7 @@ bool eqt_tx_reset(struct eqt_tx *t, uint32_t floor)
 	t->open = false;
 	t->floor = floor;
 	t->rto_at = 0;
+	t->probe_unsent = false;
 	if (!eqt_tx_backlog(t))
 		return false;
 	open_epoch(t);

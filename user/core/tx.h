@@ -50,10 +50,14 @@ struct eqt_tx {
 	struct eqt_infl	infl;		/* sent, not yet acknowledged */
 	struct eqt_rtt	rtt;
 	uint64_t	min_rtt_ns;	/* the lowest sample (0: none yet) */
+	struct eqt_rtt_floor base_rtt;	/* the lowest smoothed RTT of late
+					 * (rtt.h; eqt_tx_base_rtt()) */
 	uint64_t	rto_at;		/* 0: not armed */
 	bool		probing;	/* an RTO's probe is out: probe_seq, */
 	uint32_t	probe_seq;
 	uint64_t	probe_at;	/* ... queued when the RTO fired */
+	bool		probe_unsent;	/* ... at the resend queue's head, not
+					 * sent yet (eqt_tx_probe_waits()) */
 	struct eqt_tx_stats st;
 };
 
@@ -118,8 +122,31 @@ enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_
 void eqt_tx_ack(struct eqt_tx *t, uint32_t seq, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out);
 /* An RTT sample the scheme took itself (an echoed timestamp, a fast
- * send's): the estimator and min_rtt_ns, as an ACK's sample moves them. */
-void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns);
+ * send's): the estimator, min_rtt_ns and the base RTT, as an ACK's sample
+ * moves them. */
+void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns, uint64_t now);
+
+/* Whether q's head is an RTO's probe not sent yet: it goes whatever a
+ * window says.  What is still counted in flight may all be lost (a
+ * drop-tail queue overflowed, nothing trimmed), and only the probe's ACK
+ * tells: held back by a window those packets fill, the probe waited for
+ * every further RTO, backed off, to move them one by one (7 ms at a
+ * 52 us RTT, a gap the receiver gave up at 4 ms). */
+static inline bool eqt_tx_probe_waits(const struct eqt_tx *t, const struct eqt_q *q)
+{
+	return t->probe_unsent && q == &t->rtx;
+}
+
+/* How long the base RTT remembers a low: one to two of these. */
+#define EQT_BASE_RTT_WINDOW_NS	100000000ULL
+
+/* The tunnel's base RTT as the schemes' rules take it (their BDP, their
+ * target delay): the lowest smoothed RTT of the last 100 to 200 ms
+ * (struct eqt_rtt_floor); 0 before the first sample. */
+static inline uint64_t eqt_tx_base_rtt(const struct eqt_tx *t)
+{
+	return eqt_rtt_floor(&t->base_rtt);
+}
 /* A cumulative ack alone, `cum`, that times nothing: its receiver held
  * it (EQDS's ACK delay), or it names no packet. */
 void eqt_tx_cum(struct eqt_tx *t, uint32_t cum, struct eqt_pool *pool, uint64_t now,

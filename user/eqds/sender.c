@@ -176,7 +176,7 @@ static void bdp_follow(const struct eqds *e, struct tx_tunnel *t, uint64_t now)
 /* A sample the core did not take itself (TC's probe, fastpath.c). */
 void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r, uint64_t now)
 {
-	eqt_tx_rtt_sample(&t->core, r, e->cfg.rto_ns);
+	eqt_tx_rtt_sample(&t->core, r, e->cfg.rto_ns, now);
 	bdp_follow(e, t, now);
 }
 

@@ -21,8 +21,10 @@ static uint64_t bdp_of(const struct smartt *s, uint64_t brtt_ns)
 	return b < s->cfg.mtu ? s->cfg.mtu : b;
 }
 
-/* The rules' parameters for a base RTT: the configured one, or the lowest
- * sample (agents' wake-ups included: what the loop takes at its fastest).
+/* The rules' parameters for a base RTT: the configured one, or the
+ * core's (the lowest smoothed RTT of the last 100-200 ms, agents'
+ * wake-ups included: what the loop usually takes at its fastest; not the
+ * lowest sample, one lucky pair of wake-ups, core/rtt.h).
  * When it falls, the window keeps its bytes within the new bounds; the
  * first sample starts it at a BDP if it was below (a line-rate start, as
  * htsim's, on the path as measured rather than guessed). */
@@ -192,7 +194,8 @@ static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, bool rto, u
 static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, uint64_t now)
 {
 	struct eqt_tx_acked a;
-	bool first = !t->c.min_rtt_ns;
+	bool first = !eqt_tx_base_rtt(&t->c);
+	uint64_t base;
 
 	eqt_tx_ack(&t->c, h->seq_ack, h->pull, s->pool, s->cfg.rto_ns, now, &a);
 	if (a.lost)	/* the RTO's probe arrived, and what went before it did not */
@@ -207,8 +210,12 @@ static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, u
 			t->pub.repaths++;
 		smartt_reps_on_ack(&t->reps, h->path_echo, h->flags & EQ_F_ECE);
 	}
-	if (!s->cfg.base_rtt_ns && t->c.min_rtt_ns && (first || t->c.min_rtt_ns < t->brtt_ns))
-		params_for(s, t, t->c.min_rtt_ns, first, now);
+	/* A base RTT that moved by an eighth or more: the rules' units
+	 * follow (each ACK's would cost a few 128-bit divisions). */
+	base = eqt_tx_base_rtt(&t->c);
+	if (!s->cfg.base_rtt_ns && base &&
+	    (first || base < t->brtt_ns - t->brtt_ns / 8 || base > t->brtt_ns + t->brtt_ns / 8))
+		params_for(s, t, base, first, now);
 	/* No sample (a resend's ACK, Karn): the smoothed RTT stands in, so
 	 * that such an ACK takes no rule a fresh sample would not. */
 	struct smartt_fb fb = {
@@ -306,7 +313,7 @@ uint64_t smt_tx_timers(struct smartt *s, uint32_t peer, uint64_t now)
 
 /* The wire arbiter's question: the first peer of class c from `from` on
  * whose head packet the window lets go (or that has nothing in flight:
- * one packet always may). */
+ * one packet always may; nor does the window hold an RTO's probe). */
 static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, bool *queued)
 {
 	struct smartt *s = ctx;
@@ -322,7 +329,8 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 		if (!t || !(q = eqt_tx_head(&t->c, c)))
 			continue;
 		*queued = true;
-		if (t->c.infl.n && t->c.infl.bytes + q->head->len > smt_cwnd(s, t))
+		if (t->c.infl.n && t->c.infl.bytes + q->head->len > smt_cwnd(s, t) &&
+		    !eqt_tx_probe_waits(&t->c, q))
 			continue;
 		if (!eqt_tx_syn_room(&t->c, q))
 			continue;
