@@ -101,6 +101,46 @@ static void restart__explores_again(void **state)
 	assert_int_equal(smartt_reps_on_send(&r, PKT), 7);
 }
 
+/* An entropy a packet was lost on (a LOST NACK names it) is skipped when
+ * a fresh one is taken, the cache leaves it at once, and it comes back
+ * after 256 BDPs more were sent; when every entropy lost a packet, the
+ * losses are forgotten rather than none left. */
+static void lost_path__skipped_until_the_hold_ends(void **state)
+{
+	struct smartt_reps r;
+
+	assert_int_equal(smartt_reps_init(&r, 8, 2 * PKT), 0);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	smartt_reps_on_ack(&r, 1, false);
+	smartt_reps_on_path_lost(&r, 1);	/* the cached one: left */
+	smartt_reps_on_path_lost(&r, 3);
+	smartt_reps_on_path_lost(&r, 3);	/* once is enough */
+	smartt_reps_on_path_lost(&r, 99);	/* not ours: ignored */
+	assert_int_equal(r.nlost, 2);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);	/* the cache's replacement */
+	smartt_reps_on_ack(&r, 2, true);			/* marked: a fresh one */
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 4);	/* 3 skipped */
+	for (uint32_t want = 5; want < 8; want++) {
+		smartt_reps_on_ack(&r, 0, true);
+		assert_int_equal(smartt_reps_on_send(&r, PKT), want);
+	}
+	smartt_reps_on_ack(&r, 0, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);	/* round again, */
+	smartt_reps_on_ack(&r, 0, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);	/* 1 and 3 still out */
+	/* 256 BDPs later both are back. */
+	for (uint32_t i = 0; i < SMARTT_REPS_HOLD_BDPS * 2; i++)
+		smartt_reps_on_send(&r, PKT);
+	assert_int_equal(r.nlost, 0);
+	/* Every entropy lost a packet: forgotten, not a loop with none left. */
+	for (uint32_t e = 0; e < 8; e++)
+		smartt_reps_on_path_lost(&r, e);
+	smartt_reps_on_ack(&r, 5, true);
+	assert_true(smartt_reps_on_send(&r, PKT) < 8);
+	assert_int_equal(r.nlost, 0);
+}
+
 /* 9. The entropy set is bounded and configurable. */
 static void init__bounds(void **state)
 {
@@ -125,7 +165,8 @@ static void init__bounds(void **state)
 #define W	32		/* window: packets in flight, one round trip = W slots */
 #define RTO_RTTS 3		/* a lost packet is found lost this many RTTs after it left */
 #define DEAD	(10 * W)	/* path 0 is black-holed from this slot on */
-#define SLOTS	(40 * W)
+#define SLOTS	(400 * W)	/* long enough to turn through all 256 entropies
+				 * many times under marks */
 
 static unsigned path_of(uint32_t e)
 {
@@ -146,13 +187,26 @@ struct spray_result {
  * or the loss of what was sent an RTO ago on the dead path), and a send
  * for each (a window that stays full).  `oblivious`: every entropy in turn,
  * whatever comes back. */
+static struct spray_result spray_marked(bool oblivious, unsigned from, unsigned mark_every,
+				       bool report_paths);
+
 static struct spray_result spray(bool oblivious, unsigned from)
+{
+	return spray_marked(oblivious, from, 0, false);
+}
+
+/* mark_every: every so many ACKs comes back CE-marked (congestion on
+ * every path), which sends REPS to a fresh entropy; report_paths: each
+ * loss names the entropy it went by (smartt_reps_on_path_lost()), as the
+ * receiver's LOST NACK lets the sender do. */
+static struct spray_result spray_marked(bool oblivious, unsigned from, unsigned mark_every,
+				       bool report_paths)
 {
 	static struct ev due[SLOTS + RTO_RTTS * W + 1][16];
 	static unsigned ndue[SLOTS + RTO_RTTS * W + 1];
 	struct spray_result res = { 0 };
 	struct smartt_reps r;
-	uint32_t rr = 0;
+	uint32_t rr = 0, acks = 0;
 
 	memset(ndue, 0, sizeof(ndue));
 	assert_int_equal(smartt_reps_init(&r, 256, W * PKT), 0);
@@ -161,10 +215,14 @@ static struct spray_result spray(bool oblivious, unsigned from)
 
 		for (unsigned i = 0; i < ndue[t]; i++) {
 			if (!oblivious) {
-				if (due[t][i].lost)
+				if (due[t][i].lost) {
+					if (report_paths)
+						smartt_reps_on_path_lost(&r, due[t][i].e);
 					smartt_reps_on_loss(&r);
-				else
-					smartt_reps_on_ack(&r, due[t][i].e, false);
+				} else {
+					smartt_reps_on_ack(&r, due[t][i].e,
+							   mark_every && ++acks % mark_every == 0);
+				}
 			}
 			sends++;
 		}
@@ -204,6 +262,27 @@ static void spray__leaves_a_dead_path(void **state)
 	assert_true(reps.drops * 10 <= obl.drops);
 }
 
+/* Marks on every path (one ACK in 4): the seed's REPS takes a fresh
+ * entropy at each, one after the other, and a quarter of those go into
+ * the dead path, each time its turn comes round, for as long as it is
+ * dead (390 round trips here).  With each loss naming its entropy, an entropy that
+ * lost a packet is not fresh again for 256 BDPs: the dead path's 63
+ * entropies are each lost on once per hold. */
+static void spray__marks_everywhere_losses_named(void **state)
+{
+	unsigned from = DEAD + 10 * W;
+	struct spray_result seed = spray_marked(false, from, 4, false),
+			    named = spray_marked(false, from, 4, true);
+
+	print_message("marks on 1 ACK in 4: the seed's REPS %u drops (%u of %u sends 10 RTTs "
+		      "after), with losses named %u (%u of %u)\n", seed.drops, seed.late_dead,
+		      seed.late, named.drops, named.late_dead, named.late);
+	assert_true(named.late >= seed.late);		/* as much sent */
+	assert_true(named.drops * 3 <= seed.drops);
+	/* about once each per hold of 256 BDPs: twice in 390 round trips */
+	assert_true(named.drops <= 2 * 64 + 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,8 +291,10 @@ int main(void)
 		cmocka_unit_test(recycle__a_clean_ack),
 		cmocka_unit_test(replace__after_a_mark_or_a_loss),
 		cmocka_unit_test(restart__explores_again),
+		cmocka_unit_test(lost_path__skipped_until_the_hold_ends),
 		cmocka_unit_test(init__bounds),
 		cmocka_unit_test(spray__leaves_a_dead_path),
+		cmocka_unit_test(spray__marks_everywhere_losses_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,6 +58,9 @@ struct eqt_pkt {
 	uint8_t		flow;		/* the inner flow's bucket (eqt_q's sparse
 					 * flows first): a hash of its addresses
 					 * and ports, EQT_FLOWS of them */
+	uint16_t	path;		/* the scheme's: the path it last went by
+					 * (SMaRTT: REPS's entropy) */
+	uint16_t	pad;
 	uint8_t		data[];	/* a whole Ethernet frame, outer headers
 					 * included: the pool's frame_max bytes */
 };

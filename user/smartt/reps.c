@@ -3,6 +3,7 @@
  * REPS (reps.h; docs/smartt.md, "REPS").
  */
 #include <errno.h>
+#include <string.h>
 #include "reps.h"
 
 int smartt_reps_init(struct smartt_reps *r, uint32_t n, uint64_t bdp)
@@ -20,11 +21,29 @@ void smartt_reps_restart(struct smartt_reps *r)
 	r->have_cached = false;
 }
 
+static bool was_lost_on(const struct smartt_reps *r, uint32_t e)
+{
+	return r->lost_on[e / 64] & (1ULL << (e % 64));
+}
+
+static void forget_losses(struct smartt_reps *r)
+{
+	memset(r->lost_on, 0, sizeof(r->lost_on));
+	r->nlost = 0;
+	r->lost_sent = 0;
+}
+
+/* The next entropy in turn that lost nothing lately (every one did: the
+ * losses are forgotten, the fabric is not one dead path). */
 static uint32_t fresh(struct smartt_reps *r)
 {
 	uint32_t e = r->next;
 
-	r->next = r->next + 1 < r->n ? r->next + 1 : 0;
+	if (r->nlost >= r->n)
+		forget_losses(r);
+	while (r->nlost && was_lost_on(r, e))
+		e = e + 1 < r->n ? e + 1 : 0;
+	r->next = e + 1 < r->n ? e + 1 : 0;
 	if (r->tried < r->n)
 		r->tried++;
 	return e;
@@ -36,6 +55,8 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
 	uint32_t e;
 
 	r->sent += bytes;
+	if (r->nlost && (r->lost_sent += bytes) >= SMARTT_REPS_HOLD_BDPS * r->explore_bytes)
+		forget_losses(r);
 	/* Exploring, or nothing came back clean yet: every packet a path
 	 * of its own.  (The paper reuses its cache slot, 0 at the start,
 	 * once the first BDP is out: a path it never heard from.) */
@@ -61,5 +82,15 @@ void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
 void smartt_reps_on_loss(struct smartt_reps *r)
 {
 	if (r->have_cached)
+		r->cached = fresh(r);
+}
+
+void smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
+{
+	if (entropy >= r->n || was_lost_on(r, entropy))
+		return;
+	r->lost_on[entropy / 64] |= 1ULL << (entropy % 64);
+	r->nlost++;
+	if (r->have_cached && r->cached == entropy)
 		r->cached = fresh(r);
 }

@@ -10,6 +10,14 @@
  * drops everything returns no ACKs, so its entropies are never reused: it
  * is left as soon as the packets on it are found lost.
  *
+ * Departure: an entropy whose packet the receiver found lost (a LOST NACK:
+ * later packets came by other paths, not that one) is not handed out
+ * fresh again until 256 BDPs more have been sent.  The seed replaces a
+ * marked entropy with the next in turn, and under congestion (marks on
+ * every path) that exploration kept sending a black-holed link its share
+ * of fresh entropies, one lost packet each: 2,400 of 200,000 on the
+ * fabric's black hole.
+ *
  * Pure C, no clock: what happens is driven by the sends and the feedback.
  */
 #ifndef EDGEQ_SMARTT_REPS_H
@@ -28,6 +36,11 @@ struct smartt_reps {
 	uint64_t	sent;		/* bytes sent since the exploration began */
 	uint32_t	tried;		/* fresh entropies handed out (up to n) */
 	bool		have_cached;
+	/* Entropies a packet was lost on: not fresh again (above) until
+	 * `hold` more bytes were sent; all of them, if every one is. */
+	uint64_t	lost_on[SMARTT_REPS_MAX / 64];
+	uint32_t	nlost;
+	uint64_t	lost_sent;	/* bytes sent since the first of them */
 };
 
 /* n entropies (1 .. SMARTT_REPS_MAX; the paper's 256), exploring over the
@@ -41,5 +54,11 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes);
 void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn);
 /* A packet found lost (trimmed, timed out): a fresh one. */
 void smartt_reps_on_loss(struct smartt_reps *r);
+/* The packet that went by `entropy` is lost (not trimmed: gone): that
+ * entropy is not explored again for a while. */
+void smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy);
+
+/* How long an entropy a packet was lost on stays out, in BDPs sent. */
+#define SMARTT_REPS_HOLD_BDPS	256
 
 #endif /* EDGEQ_SMARTT_REPS_H */

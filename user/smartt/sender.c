@@ -281,6 +281,13 @@ bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, ui
 		acked(s, t, h, now);
 		break;
 	case EQ_T_NACK:
+		if (s->cfg.entropies && (h->flags & EQ_F_LOST)) {
+			/* Gone, not trimmed: its path may be dead (REPS). */
+			struct eqt_pkt *p = eqt_infl_get(&t->c.infl, h->seq_ack);
+
+			if (p)
+				smartt_reps_on_path_lost(&t->reps, p->path);
+		}
 		len = eqt_tx_nack(&t->c, h->seq_ack);
 		if (len)
 			lost(s, t, len, false, now);
@@ -343,7 +350,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 /* REPS picks the packet's path (reps.h): the frame layer writes it into
  * the outer UDP source port the fabric hashes.  A new epoch explores
  * again: its receiver's state, and maybe the fabric, are new. */
-static void reps_stamp(struct smt_tx *t, const struct eqt_pkt *p, struct eqt_hdr *h)
+static void reps_stamp(struct smt_tx *t, struct eqt_pkt *p, struct eqt_hdr *h)
 {
 	if (!t->reps_began || t->reps_isn != t->c.isn) {
 		smartt_reps_restart(&t->reps);
@@ -353,6 +360,7 @@ static void reps_stamp(struct smt_tx *t, const struct eqt_pkt *p, struct eqt_hdr
 	}
 	h->path_id = (uint16_t)smartt_reps_on_send(&t->reps, p->len);
 	h->path_set = true;
+	p->path = h->path_id;
 }
 
 static void send_head(void *ctx, uint32_t peer, struct eqt_q *q, uint64_t now)
