@@ -394,33 +394,6 @@ static void sample__a_schemes_own_moves_srtt_and_the_lowest(void **state)
 	done(&t);
 }
 
-/* A packet the cumulative ack takes out of flight arrived, but its own
- * ACK did not: long overdue (sent more than srtt + 4 rttvar ago), its
- * path is reported, since the ACK went back by it; a recent one is not
- * (its ACK may come by a slower path). */
-static void ack__overdue_own_acks_name_their_paths(void **state)
-{
-	struct eqt_tx t;
-	struct eqt_tx_acked out;
-	struct eqt_pkt *p;
-
-	assert_int_equal(eqt_tx_init(&t, 16, SEQ0), 0);
-	for (uint16_t i = 0; i < 3; i++) {
-		p = send(&t, 100, T0);
-		p->path = (uint16_t)(5 + i);
-	}
-	ack(&t, SEQ0, SEQ0 + 1, T0 + 40000, &out);	/* srtt 40 us, rttvar 20 */
-	assert_int_equal(out.n_overdue, 0);
-	p = send(&t, 100, T0 + 100000);
-	p->path = 9;
-	/* 200 us on: seq 1's ACK is 80 us overdue; seq 3 went 100 us ago */
-	ack(&t, SEQ0 + 2, SEQ0 + 4, T0 + 200000, &out);
-	assert_int_equal(out.pkts, 3);
-	assert_int_equal(out.n_overdue, 1);
-	assert_int_equal(out.overdue_paths[0], 6);
-	done(&t);
-}
-
 static void ack__a_repeat_changes_nothing(void **state)
 {
 	struct eqt_tx t;
@@ -1012,7 +985,6 @@ int main(void)
 		T(timeout__nothing_before_rto_at_then_the_resend_queue),
 		T(timeout__due_for_the_oldest_then_the_newest_goes_again),
 		T(timeout__rearms_for_the_oldest_when_it_is_not_due),
-		T(ack__overdue_own_acks_name_their_paths),
 		T(probe__only_the_newest_goes_again),
 		T(probe__its_ack_finds_the_older_ones_lost),
 		T(probe__late_acks_first_nothing_lost),

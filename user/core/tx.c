@@ -144,7 +144,6 @@ enum eqt_tx_admit eqt_tx_check(struct eqt_tx *t, bool rst, uint32_t ack, uint32_
 struct taken {
 	struct eqt_pool		*pool;
 	struct eqt_tx_acked	*out;
-	uint64_t		overdue_before;	/* sent before it, its ACK is overdue */
 };
 
 static void count_free(void *ctx, struct eqt_pkt *p)
@@ -154,19 +153,6 @@ static void count_free(void *ctx, struct eqt_pkt *p)
 	k->out->bytes += p->len;
 	k->out->pkts++;
 	eqt_pkt_put(k->pool, p);
-}
-
-/* One the cumulative ack took: its own ACK did not come, or not yet. */
-static void count_cum(void *ctx, struct eqt_pkt *p)
-{
-	struct taken *k = ctx;
-
-	if (p->t_ns < k->overdue_before) {
-		if (k->out->n_overdue < EQT_ACKED_PATHS)
-			k->out->overdue_paths[k->out->n_overdue] = p->path;
-		k->out->n_overdue++;
-	}
-	count_free(ctx, p);
 }
 
 void eqt_tx_rtt_sample(struct eqt_tx *t, uint64_t r, uint64_t rto_floor_ns, uint64_t now)
@@ -209,9 +195,7 @@ static void probe_acked(struct eqt_tx *t, struct eqt_tx_acked *out)
 static void ack(struct eqt_tx *t, uint32_t seq, bool timed, uint32_t cum, struct eqt_pool *pool,
 		uint64_t rto_floor_ns, uint64_t now, struct eqt_tx_acked *out)
 {
-	/* Overdue by the estimate before this ACK's own sample. */
-	uint64_t late = t->rtt.srtt_ns + 4 * t->rtt.rttvar_ns;
-	struct taken k = { pool, out, t->rtt.srtt_ns && now > late ? now - late : 0 };
+	struct taken k = { pool, out };
 	struct eqt_pkt *p;
 
 	memset(out, 0, sizeof(*out));
@@ -223,9 +207,9 @@ static void ack(struct eqt_tx *t, uint32_t seq, bool timed, uint32_t cum, struct
 	}
 	if (eqt_seq_after(cum, t->cum_ack)) {
 		t->cum_ack = cum;
-		p = eqt_infl_take_before(&t->infl, cum, count_cum, &k);
+		p = eqt_infl_take_before(&t->infl, cum, count_free, &k);
 		if (p)
-			count_cum(&k, p);
+			count_free(&k, p);
 	}
 	if (t->probing && ((timed && seq == t->probe_seq) || eqt_seq_after(cum, t->probe_seq)))
 		probe_acked(t, out);

@@ -70,13 +70,7 @@ struct eqt_tx_acked {
 	uint32_t	lost;	/* packets the ACK of an RTO's probe found lost
 				 * (eqt_tx_probe()): now in the resend queue */
 	uint64_t	lost_bytes;	/* ... and their bytes */
-	/* Packets the cumulative ack took whose own ACK was overdue (sent
-	 * more than srtt + 4 rttvar ago): the paths they went by, whose way
-	 * back lost the ACK (the first EQT_ACKED_PATHS of them). */
-	uint16_t	overdue_paths[8];
-	uint32_t	n_overdue;
 };
-#define EQT_ACKED_PATHS	8
 
 /* A ring for `slots` packets in flight to begin with (it grows): 0 or
  * -ENOMEM.  No epoch yet: the first packet sent starts one at `seq0`'s

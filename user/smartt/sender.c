@@ -200,12 +200,6 @@ static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, u
 	eqt_tx_ack(&t->c, h->seq_ack, h->pull, s->pool, s->cfg.rto_ns, now, &a);
 	if (a.lost)	/* the RTO's probe arrived, and what went before it did not */
 		lost(s, t, a.lost_bytes, true, now);
-	/* Packets that arrived but whose own ACKs did not, long overdue: the
-	 * ACK went back by the packet's entropy, and that round trip failed
-	 * (a black hole on the way back): REPS leaves it as it leaves one
-	 * that lost the packet itself. */
-	for (uint32_t i = 0; s->cfg.entropies && i < a.n_overdue && i < EQT_ACKED_PATHS; i++)
-		smartt_reps_on_path_lost(&t->reps, a.overdue_paths[i]);
 	if (!a.bytes)
 		return;		/* a repeat, or of a packet NACKed meanwhile */
 	if (h->flags & EQ_F_ECE)
