@@ -87,6 +87,7 @@ static void finish(struct port *p, struct pkt *k, uint64_t t)
 			p->feat[i]->departed(p, k, t);
 	if (p->cfg.loss_ppm && xorshift(&p->rng) % 1000000 < p->cfg.loss_ppm) {
 		p->st.drop_loss++;
+		p->st.drop_loss_bytes += k->len;
 		fifo_push(&p->gone, k);
 		return;
 	}

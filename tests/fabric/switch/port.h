@@ -60,6 +60,8 @@ struct port_stats {
 	uint64_t tx_pkts, tx_bytes;	/* serialised onto the link */
 	uint64_t marks, trims;
 	uint64_t drop_full, drop_prio, drop_down, drop_loss;
+	uint64_t drop_loss_bytes;	/* ... their bytes: what kind of packets a
+					 * lossy link took (DATA or control) */
 };
 
 /* Data-queue occupancy, weighted by time since the last reset. */
