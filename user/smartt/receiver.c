@@ -53,26 +53,18 @@ static void say(struct smartt *s, uint32_t peer, uint8_t type, uint8_t flags, ui
 }
 
 /* An ACK or NACK of a packet that came: with the path it came by (the
- * PATH option), for the sender's REPS.  It goes back by a path known to
- * work this way: our own tunnel's to the peer (REPS's cached entropy:
- * our DATA went by it and its ACK came back), else by the DATA's own
- * entropy (REPS on: the sender picked it).  The DATA's entropy alone
- * hashes the way back afresh (the ports reversed), onto any link: in a
- * black hole on one of four spines, two of three packets lost were
- * ACKs and NACKs, and the sender never learnt which of its entropies
- * lost them (the next ACK's cumulative ack covered the packet).  On a
- * fixed path per peer, one black-holed link on the way back took every
- * ACK of the tunnel (1/3 of the goodput). */
+ * PATH option), for the sender's REPS.  It goes back by the same entropy
+ * (REPS on: the sender picked it): a path the sender recycles is one
+ * whose round trip works, and a dead reverse path is left as a dead
+ * forward one is.  On a fixed path per peer, one black-holed link on the
+ * way back took every ACK of the tunnel (1/3 of the goodput). */
 static void answer(struct smartt *s, uint32_t peer, uint8_t type, uint8_t flags,
 		   const struct eqt_hdr *data, uint32_t cum)
 {
-	const struct smt_tx *t = s->tx[peer];
 	struct eqt_hdr h = { .type = type, .flags = flags, .seq_ack = data->seq_ack, .pull = cum,
 			     .opts = EQT_OPT(EQ_OPT_PATH), .path_echo = data->path_id,
 			     .path_id = data->path_id, .path_set = s->cfg.entropies != 0 };
 
-	if (s->cfg.entropies && t && t->reps.have_cached)
-		h.path_id = (uint16_t)t->reps.cached;
 	s->io.send_ctl(s->io.ctx, peer, &h);
 }
 
