@@ -630,6 +630,7 @@ static void port__random_loss(void **state)
 		step_until(&p, G);
 		assert_int_equal(nout + nlost, n);
 		assert_int_equal(p.st.drop_loss, nlost);
+		assert_int_equal(p.st.drop_loss_bytes, (uint64_t)nlost * 1250);
 		assert_int_equal(p.st.tx_pkts, n);
 		if (ppm[r] == 0)
 			assert_int_equal(nlost, 0);
