@@ -181,7 +181,6 @@ static void edge__refused_only_when_full(void **state)
 	assert_true(eq_edge_refuses(0, 0));
 }
 
-
 /* What bpf/tc_egress.bpf.c does per packet: take, or shut the lease and
  * send the packet the slow way. */
 static void *tc_main(void *arg)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "edgeq/wire.h"
 #include "smartt.h"
+#include "smartt_int.h"	/* the sender's REPS state */
 
 #define MAXS	9
 #define MTU	1500
@@ -431,6 +432,16 @@ static void test_reps_leaves_dead_paths(void **state)
 	assert_true(S.dead_sends * 20 < S.sends);
 	assert_true(own.repaths > 0);
 	assert_int_equal(own.explores, 1);
+	/* The receiver's LOST NACKs named the dead paths' entropies, and only
+	 * those: REPS keeps them out of its fresh picks. */
+	{
+		const struct smartt_reps *r = &S.s[0]->tx[0]->reps;
+
+		assert_true(r->nlost > 0);
+		for (uint32_t e = 0; e < 8; e++)
+			if (r->lost_on[0] & (1ULL << e))
+				assert_int_equal(e % 4, 1);
+	}
 	teardown_sim();
 }
 
