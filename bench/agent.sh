@@ -20,9 +20,17 @@
 # Packets per second: 64-byte UDP datagrams from A to B as fast as one
 # sender goes (eqload udp-send, CPU 0; receiver on CPU 0); both hosts'
 # agents (or forwarders) on CPU 1, so "through the agent on one core" is
-# both ends of the tunnel on that core.  Then the idle RTT (ping) of each
-# and of the plain veth.  Each figure is the median of the rounds; ratios
-# are against xsk_fwd of the same run.
+# both ends of the tunnel on that core.  Each configuration runs in two
+# placements of the interfaces' receive work:
+#   veth    where a veth puts it: in the softirq of the CPU that sent the
+#           frame, so B's XDP and B's stack run on A's sending CPU, which
+#           no two hosts share;
+#   napi1   in a NAPI thread per interface (`threaded` in sysfs) pinned to
+#           CPU 1, where a receiving host's NIC interrupt would put it on
+#           the agents' core: a host's receive work off its sender's CPU.
+# Then the idle RTT (ping) of each and of the plain veth, in the veth
+# placement.  Each figure is the median of the rounds; ratios are against
+# xsk_fwd of the same run and placement.
 # BENCH_ROUNDS (3) and BENCH_SECS (5) set the effort.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -68,6 +76,24 @@ set_config() {	# plain | kernel | xsk_fwd | edgeqd | fastrts | fast | nofast
 	EDGEQD=${agent:-${EDGEQD:-}} taskset -c 1 "$EDGEQ" --netns "$TB_B" attach "$TB_IFB" \
 		--config "$TB_TMP/b.$conf.conf" >/dev/null || { echo "bench agent: cannot set up $1"; return 1; }
 	in_a ping -c 2 -i 0.2 -W 1 10.77.0.2 >/dev/null 2>&1	# routes and the agents' first contact
+	return 0
+}
+
+placement() {	# veth | napi1: where both interfaces' receive work runs
+	local on=0 ns dev pid
+	[ "$1" = napi1 ] && on=1
+	for ns in "$TB_A:$TB_IFA" "$TB_B:$TB_IFB"; do
+		dev=${ns#*:} ns=${ns%%:*}
+		# A veth has NAPI only with XDP attached (or GRO): without, it has
+		# no receive thread to turn off.
+		ip netns exec "$ns" sh -c "echo $on >/sys/class/net/$dev/threaded" 2>/dev/null || [ $on = 0 ] ||
+			{ echo "bench agent: $dev: no threaded NAPI (placement $1 not measured)" >&2; return 1; }
+	done
+	[ $on = 1 ] || return 0
+	# A thread's name, "napi/<dev>-<id>", is cut at 15 characters.
+	for pid in $(pgrep "^napi/(${TB_IFA:0:10}|${TB_IFB:0:10})"); do
+		taskset -pc 1 "$pid" >/dev/null || return 1
+	done
 }
 
 pps() {		# datagrams per second delivered to B
@@ -96,43 +122,53 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 echo "== 5. the agent: 64-byte UDP datagrams A -> B, ${SECS} s x ${ROUNDS} rounds" \
 	"(sender and receiver on CPU 0, both agents on CPU 1)"
 declare -A P R50 R99
+PLACES="veth napi1"
 for r in $(seq "$ROUNDS"); do
-	for c in kernel xsk_fwd edgeqd fastrts; do
-		set_config "$c" || continue
-		p=$(pps)
-		P[$c]+="${p:-0} "
-		printf '  round %d  %-8s %9s datagrams/s\n' "$r" "$c" "${p:-?}"
+	for pl in $PLACES; do
+		for c in kernel xsk_fwd edgeqd fastrts; do
+			set_config "$c" && placement "$pl" || continue
+			p=$(pps)
+			P[$c.$pl]+="${p:-0} "
+			printf '  round %d  %-6s %-8s %9s datagrams/s\n' "$r" "$pl" "$c" "${p:-?}"
+		done
 	done
 done
 for r in $(seq "$ROUNDS"); do
 	for c in plain kernel xsk_fwd fast nofast; do
-		set_config "$c" || continue
+		set_config "$c" && placement veth || continue
 		read -r a b < <(rtt)
 		R50[$c]+="$a " R99[$c]+="$b "
 	done
 done
 detach
+placement veth 2>/dev/null
 
 echo
-printf '  %-8s %12s  %-22s %10s %10s\n' config "datagrams/s" "" "RTT p50" "p99 (µs)"
-fwd=$(median <<<"$(tr ' ' '\n' <<<"${P[xsk_fwd]:-}" | grep .)")
+printf '  %-8s %12s  %-16s %12s  %-16s %10s %10s\n' config "datagrams/s" "(veth)" "datagrams/s" "(napi1)" \
+	"RTT p50" "p99 (µs)"
+declare -A FWD
+for pl in $PLACES; do FWD[$pl]=$(tr ' ' '\n' <<<"${P[xsk_fwd.$pl]:-}" | grep . | median); done
 for c in plain kernel xsk_fwd edgeqd fastrts fast nofast; do
-	m=; ratio=
-	if [ "$c" != plain ] && [ "$c" != fast ] && [ "$c" != nofast ]; then
-		m=$(tr ' ' '\n' <<<"${P[$c]:-}" | grep . | median)
-		ratio=$(awk -v a="$m" -v b="$fwd" 'BEGIN { if (b > 0) printf "%.2fx xsk_fwd", a / b }')
-	fi
+	declare -A M=() RAT=()
+	for pl in $PLACES; do
+		M[$pl]=; RAT[$pl]=
+		case $c in plain | fast | nofast) continue ;; esac
+		M[$pl]=$(tr ' ' '\n' <<<"${P[$c.$pl]:-}" | grep . | median)
+		RAT[$pl]=$(awk -v a="${M[$pl]}" -v b="${FWD[$pl]}" 'BEGIN { if (b > 0) printf "%.2fx xsk_fwd", a / b }')
+	done
 	r50=$(tr ' ' '\n' <<<"${R50[$c]:-}" | grep . | median)
 	r99=$(tr ' ' '\n' <<<"${R99[$c]:-}" | grep . | median)
 	eval "rtt_$c=$r50"
 	[ "$r50" = nan ] && r50=– r99=–
-	printf '  %-8s %12s  %-22s %10s %10s\n' "$c" "${m:-–}" "$ratio" "$r50" "$r99"
-	echo "bench agent_$c pps=${m:-0} rtt_p50_us=$r50 rtt_p99_us=$r99"
+	printf '  %-8s %12s  %-16s %12s  %-16s %10s %10s\n' "$c" "${M[veth]:-–}" "${RAT[veth]}" \
+		"${M[napi1]:-–}" "${RAT[napi1]}" "$r50" "$r99"
+	echo "bench agent_$c pps=${M[veth]:-0} pps_napi1=${M[napi1]:-0} rtt_p50_us=$r50 rtt_p99_us=$r99"
 done
 # shellcheck disable=SC2154 # rtt_* set by the eval above
 awk -v e="$rtt_fast" -v n="$rtt_nofast" -v f="$rtt_xsk_fwd" -v k="$rtt_kernel" -v p="$rtt_plain" 'BEGIN {
 	printf "  (edgeqd: RTS mode, fast_path off, every datagram through both agents; fastrts: the same with the fast path, the default)\n"
 	printf "  (fast: edgeqd in trimming mode with the fast path, the default; nofast: fast_path off)\n"
+	printf "  (veth: receive work on the sending CPU, as a veth does it; napi1: in NAPI threads on CPU 1, as a NIC interrupt on the agents\047 core)\n"
 	printf "  added idle RTT: edgeqd %.1f µs over the plain veth, %.1f µs over xsk_fwd, %.1f µs over the kernel tunnel\n", e - p, e - f, e - k
 	if (n > 0) printf "  the fast path: idle RTT %.2fx of edgeqd without it (%.1f vs %.1f µs)\n", e / n, e, n }'
 echo "  (veth only does AF_XDP copy mode; zero copy needs a NIC driver that has it: not measurable here)"
