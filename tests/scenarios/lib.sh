@@ -209,7 +209,18 @@ sc_md_begin() {	# TITLE DESCRIPTION-FILE-OR-TEXT
 	} >"$SC_MD.tmp"
 }
 sc_md() { echo "$*" >>"$SC_MD.tmp"; }
-sc_md_end() { mv "$SC_MD.tmp" "$SC_MD"; echo "$SC_NAME: wrote $SC_MD" >&2; }
+# sc_md_end: the report in place, with its hand-written reading, if it has
+# one: docs/results/<name>.notes.md, which no run writes, so that a
+# report made again keeps what was said of the runs before (each note
+# dated, its figures that run's) instead of losing it.
+sc_md_end() {
+	local notes=${SC_MD%.md}.notes.md
+	[ -f "$notes" ] || notes=$SC_ROOT/docs/results/$SC_NAME.notes.md
+	if [ -f "$notes" ]; then
+		{ echo; echo "## Notes"; echo; cat "$notes"; } >>"$SC_MD.tmp"
+	fi
+	mv "$SC_MD.tmp" "$SC_MD"; echo "$SC_NAME: wrote $SC_MD" >&2
+}
 
 # sc_plot OUT.png TITLE XLABEL YLABEL STYLE FILE:TITLE...: one line per file
 # (sc_plot_ext, below, takes gnuplot settings first).
