@@ -336,7 +336,7 @@ static void eq_cfg_parse__eqds_keywords(void **state)
 		{ "scheme sird", offsetof(struct eq_config, schemes.sird.b_pct), 150 },
 		{ "scheme sird", offsetof(struct eq_config, schemes.sird.sthr_pct), 50 },
 		{ "scheme sird", offsetof(struct eq_config, schemes.sird.unsch_pct), 100 },
-		{ "scheme sird", offsetof(struct eq_config, schemes.sird.rho_pct), 95 },
+		{ "scheme sird", offsetof(struct eq_config, schemes.sird.rho_pct), 100 },
 		{ "scheme sird", offsetof(struct eq_config, schemes.sird.policy), 0 },
 		{ "scheme sird", offsetof(struct eq_config, schemes.sird.base_rtt_ns), 0 },
 		{ "sird.b 200", offsetof(struct eq_config, schemes.sird.b_pct), 200 },

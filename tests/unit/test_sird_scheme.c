@@ -20,7 +20,8 @@
  * senders' smoothed round trips (a slow agent's included), fair
  * completion, an RTS first with UnschT 0, losses repaired without a
  * trimming switch, forged credit ignored, csn from a
- * sender that cannot spend its credit, and a receiver restart survived,
+ * sender that cannot spend its credit, a credit pacer that pays for the
+ * frames that came without credit, and a receiver restart survived,
  * mid-transfer or while a sender waits for credit; credit all back to 0
  * at the end, every packet back in its pool.
  */
@@ -864,6 +865,61 @@ static void test_losses_without_trimming(void **state)
 	teardown_sim();
 }
 
+/* The credit the receiver granted, to every sender. */
+static uint64_t credit_sent(void)
+{
+	struct sird_published own;
+	uint64_t sum = 0;
+
+	for (int i = 0; i < S.n; i++) {
+		sird_peer_state(S.r, (uint32_t)i, NULL, &own);
+		sum += own.credit_sent;
+	}
+	return sum;
+}
+
+/* Frames that reach the receiver's link without its credit (here control
+ * frames from a host it grants nothing) come out of the credit pacer's
+ * budget: the downlink drains them too.  Over 2 ms of two senders wanting
+ * more than the link, 200 such frames of 1,000 bytes every 10 us (82 % of
+ * the link) leave the senders what the pacer has beyond them; counted
+ * nowhere, as before, the grants went on at 95 % of the link and the
+ * frames queued on top. */
+static void test_pacer_pays_for_what_came_uncredited(void **state)
+{
+	const uint64_t span = 2000000, every = 10000;
+	const uint32_t frame = 1000;
+	uint64_t c0, c1, c2, quiet, loud, extra = 0;
+
+	(void)state;
+	rng_state = 9;
+	setup(2, 0);
+	offer_all();
+	run(3000000, 0, false);		/* past the unscheduled bursts */
+	c0 = credit_sent();
+	run(S.now + span, 0, false);
+	c1 = credit_sent();
+	for (uint64_t t = S.now + every; t <= S.now + span; t += every) {
+		push((struct ev){ .t = t, .to = MAXS, .from = MAXS - 1,
+				  .h = { .type = EQ_T_ACK, .wire_len = frame } });
+		extra += WIRE(frame);
+	}
+	run(S.now + span, 0, false);
+	c2 = credit_sent();
+	quiet = c1 - c0;
+	loud = c2 - c1;
+	printf("# credit granted in 2 ms: %llu bytes alone, %llu beside %llu bytes of other frames\n",
+	       (unsigned long long)quiet, (unsigned long long)loud, (unsigned long long)extra);
+	/* Alone, the pacer's rate (95 % of the link, less a few grains). */
+	assert_true(quiet >= RATE / 8 * span / 1000000000ULL * 90 / 100);
+	/* Beside them, what is left of it, within two grains. */
+	assert_true(loud + extra <= quiet + 2 * WIRE(FRAME));
+	assert_true(loud + extra + 2 * WIRE(FRAME) >= quiet);
+	run(5000000000ULL, 0, true);
+	expect_complete(true);
+	teardown_sim();
+}
+
 static struct eqt_hdr pull(uint32_t ack, uint32_t cum, uint32_t credit)
 {
 	return (struct eqt_hdr){ .type = EQ_T_PULL, .seq_ack = ack, .pull = cum,
@@ -1048,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_burst_needs_idle),
 		cmocka_unit_test(test_first_burst_after_a_handshake),
 		cmocka_unit_test(test_trimmed_unscheduled_resent_on_credit),
+		cmocka_unit_test(test_pacer_pays_for_what_came_uncredited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,7 +95,7 @@ static const struct eq_setting sird_settings[] = {
 	UINT("sird.b", 100, 1000, "percent of a BDP", 1, 150, schemes.sird.b_pct),
 	UINT("sird.sthr", 1, 1000, "percent of a BDP", 1, 50, schemes.sird.sthr_pct),
 	UINT("sird.unsch", 0, 1000, "percent of a BDP", 1, 100, schemes.sird.unsch_pct),
-	UINT("sird.rho", 50, 100, "percent of link_rate", 1, 95, schemes.sird.rho_pct),
+	UINT("sird.rho", 50, 100, "percent of link_rate", 1, 100, schemes.sird.rho_pct),
 	WORDS("sird.policy", NULL, ((const struct eq_setting_word[]){
 		{ "srpt", 0 }, { "rr", 1 }, { NULL, 0 } }), 0, schemes.sird.policy),
 	UINT_RULE("sird.base_rtt_us", 1, 1000000, "microseconds", US, "as the senders measure it",

@@ -42,7 +42,7 @@ static void cfg_from(const struct eq_config *c, struct sird_cfg *m)
 		.b_bdps = pct_q16(c->schemes.sird.b_pct ? c->schemes.sird.b_pct : 150),
 		.sthr_bdps = pct_q16(c->schemes.sird.sthr_pct ? c->schemes.sird.sthr_pct : 50),
 		.unsch_bdps = pct_q16(c->schemes.sird.unsch_pct),
-		.rho_pct = c->schemes.sird.rho_pct ? c->schemes.sird.rho_pct : 95,
+		.rho_pct = c->schemes.sird.rho_pct ? c->schemes.sird.rho_pct : 100,
 		.policy = c->schemes.sird.policy == 1 ? SIRD_ROUND_ROBIN : SIRD_SHORTEST_FIRST,
 	};
 }

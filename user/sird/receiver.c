@@ -314,6 +314,19 @@ static bool anyone_wants(const struct sird *s)
 	return false;
 }
 
+/* The credit pacer grants what the downlink can drain: what no credit let
+ * in comes out of its budget too (it may go into debt, of one burst at
+ * most), as EQDS's pull pacer does.  The paper paces at rho < 1 to leave
+ * that room (control packets, unscheduled bytes) as a fixed share; here
+ * it is what came, and `sird.rho` is the share of the rest.  Counted
+ * neither way, the senders' ACKs and requests and each new burst's
+ * unscheduled bytes queue at the downlink beyond the granted ones. */
+void sird_rx_link_used(struct sird *s, uint32_t frame_len)
+{
+	if (frame_len)
+		eqt_pacer_spend(&s->pacer, frame_len + s->cfg.framing);
+}
+
 uint64_t sird_rx_grant(struct sird *s, uint64_t now)
 {
 	uint32_t grain = s->credit.grain + s->cfg.framing, n = s->cfg.npeers, live, peer = 0;

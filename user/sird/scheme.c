@@ -125,6 +125,9 @@ bool sird_wire(struct sird *s, uint32_t peer, const struct eqt_hdr *h, struct eq
 			eqt_pkt_put(s->pool, p);
 			p = NULL;
 		}
+		/* What came without our credit (receiver.c, link_used). */
+		if (h->type != EQ_T_DATA || (h->flags & EQ_F_UNSCHED))
+			sird_rx_link_used(s, h->wire_len);
 		return sird_rx_packet(s, peer, h, p, now);
 	case EQ_T_ACK:
 	case EQ_T_NACK:
@@ -132,6 +135,7 @@ bool sird_wire(struct sird *s, uint32_t peer, const struct eqt_hdr *h, struct eq
 	case EQ_T_RST:
 		if (p)
 			eqt_pkt_put(s->pool, p);
+		sird_rx_link_used(s, h->wire_len);
 		return sird_tx_control(s, peer, h, now);
 	default:
 		break;

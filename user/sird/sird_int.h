@@ -100,6 +100,9 @@ bool sird_rx_packet(struct sird *s, uint32_t peer, const struct eqt_hdr *h, stru
 		    uint64_t now);
 uint64_t sird_rx_timers(struct sird *s, uint32_t peer, uint64_t now);
 uint64_t sird_rx_grant(struct sird *s, uint64_t now);	/* the credit pacer */
+/* A frame of frame_len bytes that reached our link without our credit
+ * (control, a trimmed header, unscheduled DATA): the pacer's to pay. */
+void sird_rx_link_used(struct sird *s, uint32_t frame_len);
 void sird_rx_lost(void *ctx, uint32_t peer, uint32_t seq);	/* the reorder queue's io */
 
 #endif
