@@ -210,12 +210,11 @@ sc_md_begin() {	# TITLE DESCRIPTION-FILE-OR-TEXT
 }
 sc_md() { echo "$*" >>"$SC_MD.tmp"; }
 # sc_md_end: the report in place, with its hand-written reading, if it has
-# one: docs/results/<name>.notes.md, which no run writes, so that a
-# report made again keeps what was said of the runs before (each note
-# dated, its figures that run's) instead of losing it.
+# one beside it: <name>.notes.md, which no run writes, so that a report
+# made again keeps what was said of the runs before (each note dated, its
+# figures that run's) instead of losing it.
 sc_md_end() {
 	local notes=${SC_MD%.md}.notes.md
-	[ -f "$notes" ] || notes=$SC_ROOT/docs/results/$SC_NAME.notes.md
 	if [ -f "$notes" ]; then
 		{ echo; echo "## Notes"; echo; cat "$notes"; } >>"$SC_MD.tmp"
 	fi

@@ -878,43 +878,80 @@ static uint64_t credit_sent(void)
 	return sum;
 }
 
-/* Frames that reach the receiver's link without its credit (here control
- * frames from a host it grants nothing) come out of the credit pacer's
- * budget: the downlink drains them too.  Over 2 ms of two senders wanting
- * more than the link, 200 such frames of 1,000 bytes every 10 us (82 % of
- * the link) leave the senders what the pacer has beyond them; counted
- * nowhere, as before, the grants went on at 95 % of the link and the
- * frames queued on top. */
+/* The credit granted over 200 steps of 10 us, each followed (h not NULL)
+ * by a frame of `len` bytes from peer at the receiver: DATA comes with a
+ * seq half the seq space from the next one in order, which the receiver
+ * refuses (REFUSE_WINDOW), having used its link all the same.  *extra:
+ * the wire bytes those frames took. */
+static uint64_t granted_beside(const struct eqt_hdr *h, uint32_t peer, uint16_t len,
+			       uint64_t *extra)
+{
+	uint64_t c = credit_sent();
+
+	*extra = 0;
+	for (int k = 0; k < 200; k++) {
+		run(S.now + 10000, 0, false);
+		if (!h)
+			continue;
+		struct eqt_hdr x = *h;
+		struct eqt_pkt *p = NULL;
+
+		x.wire_len = len;
+		if (x.type == EQ_T_DATA) {
+			struct eq_agent_peer v;
+
+			sird_peer_state(S.r, peer, &v, NULL);
+			x.seq_ack = v.rx_expected + 0x80000000u;
+			p = eqt_pkt_get(&S.rp);
+			assert_non_null(p);
+			p->len = len;
+		}
+		sird_wire(S.r, peer, &x, p, S.now);
+		*extra += WIRE(len);
+	}
+	return credit_sent() - c;
+}
+
+/* Frames that reach the receiver's link without its credit come out of
+ * the credit pacer's budget: the downlink drains them too.  Over 2 ms of
+ * two senders wanting more than the link, 200 frames of 1,000 bytes
+ * every 10 us (82 % of the link) leave the senders what the pacer has
+ * beyond them, whether they are control frames (from a host the receiver
+ * grants nothing) or DATA sent unscheduled; DATA on credit was paid for
+ * when the credit was granted, and takes nothing more.  Counted nowhere,
+ * as before, the grants went on at 95 % of the link and the frames
+ * queued on top. */
 static void test_pacer_pays_for_what_came_uncredited(void **state)
 {
-	const uint64_t span = 2000000, every = 10000;
-	const uint32_t frame = 1000;
-	uint64_t c0, c1, c2, quiet, loud, extra = 0;
+	const struct eqt_hdr ack = { .type = EQ_T_ACK };
+	const struct eqt_hdr unsched = { .type = EQ_T_DATA, .flags = EQ_F_UNSCHED };
+	const struct eqt_hdr sched = { .type = EQ_T_DATA };
+	uint64_t quiet, loud, extra, data_u, extra_u, data_s, extra_s;
 
 	(void)state;
 	rng_state = 9;
 	setup(2, 0);
 	offer_all();
 	run(3000000, 0, false);		/* past the unscheduled bursts */
-	c0 = credit_sent();
-	run(S.now + span, 0, false);
-	c1 = credit_sent();
-	for (uint64_t t = S.now + every; t <= S.now + span; t += every) {
-		push((struct ev){ .t = t, .to = MAXS, .from = MAXS - 1,
-				  .h = { .type = EQ_T_ACK, .wire_len = frame } });
-		extra += WIRE(frame);
-	}
-	run(S.now + span, 0, false);
-	c2 = credit_sent();
-	quiet = c1 - c0;
-	loud = c2 - c1;
-	printf("# credit granted in 2 ms: %llu bytes alone, %llu beside %llu bytes of other frames\n",
-	       (unsigned long long)quiet, (unsigned long long)loud, (unsigned long long)extra);
+	quiet = granted_beside(NULL, 0, 0, &extra);
+	loud = granted_beside(&ack, MAXS - 1, 1000, &extra);
+	data_u = granted_beside(&unsched, 0, 1000, &extra_u);
+	data_s = granted_beside(&sched, 0, 1000, &extra_s);
+	printf("# credit granted in 2 ms: %llu bytes alone, %llu beside %llu bytes of control "
+	       "frames, %llu beside unscheduled DATA, %llu beside DATA on credit\n",
+	       (unsigned long long)quiet, (unsigned long long)loud, (unsigned long long)extra,
+	       (unsigned long long)data_u, (unsigned long long)data_s);
 	/* Alone, the pacer's rate (95 % of the link, less a few grains). */
-	assert_true(quiet >= RATE / 8 * span / 1000000000ULL * 90 / 100);
-	/* Beside them, what is left of it, within two grains. */
-	assert_true(loud + extra <= quiet + 2 * WIRE(FRAME));
-	assert_true(loud + extra + 2 * WIRE(FRAME) >= quiet);
+	assert_true(quiet >= RATE / 8 * 2000000 / 1000000000ULL * 90 / 100);
+	/* Beside uncredited frames, what is left of it: within two grains
+	 * and the last frame, whose bytes the pacer may still owe (a debt)
+	 * when the window ends. */
+	assert_true(loud + extra <= quiet + 2 * WIRE(FRAME) + WIRE(1000));
+	assert_true(loud + extra + 2 * WIRE(FRAME) + WIRE(1000) >= quiet);
+	assert_true(data_u + extra_u <= quiet + 2 * WIRE(FRAME) + WIRE(1000));
+	assert_true(data_u + extra_u + 2 * WIRE(FRAME) + WIRE(1000) >= quiet);
+	/* Beside DATA on credit, all of it. */
+	assert_true(data_s + 2 * WIRE(FRAME) >= quiet && data_s <= quiet + 2 * WIRE(FRAME));
 	run(5000000000ULL, 0, true);
 	expect_complete(true);
 	teardown_sim();

@@ -96,8 +96,8 @@ struct sird *sird_new(const struct sird_cfg *cfg, const struct eqt_io *io, struc
 		burst = 4ULL * cfg->mtu;
 	eqt_arbiter_init(&s->arbiter, cfg->link_bps, burst, cfg->drr_quantum, cfg->framing,
 			 cfg->npeers, now);
-	/* Credit is paced a little under the link: the control packets on
-	 * it, and what the senders send unscheduled, need some of it. */
+	/* Credit is paced at rho of the link, less what reaches it without
+	 * credit (control frames, unscheduled DATA: sird_rx_link_used()). */
 	eqt_pacer_init(&s->pacer, cfg->link_bps / 100 * cfg->rho_pct, burst, now);
 	return s;
 }
