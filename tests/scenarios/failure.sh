@@ -94,6 +94,12 @@ run_one() {	# TRANSPORT
 	[ "$FAIL" = down ] && col=drop_down
 	[ "$FAIL" = halfrate ] && col=drop_full
 	lost=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' "$col" | sc_sum)
+	if [ "$FAIL" = blackhole ]; then	# what kind of packets the hole took
+		local ctl small
+		ctl=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' drop_loss_ctl | sc_sum)
+		small=$(sc_ports "$raw/ports.tsv" '^(leaf0-spine1|spine1-leaf0)$' drop_loss_small | sc_sum)
+		lost="$lost ($ctl control, $small small DATA)"
+	fi
 	sc_md "| $tr | $before | $during | $after | $dip | $worst | $rec | $lost | $(sc_ports "$raw/ports.tsv" . drop_full | sc_sum) |"
 }
 
@@ -111,7 +117,7 @@ after: from 0.5 s after the repair. Settled after: from the failure to the first
 dead link: packets queued or propagating on leaf0-spine1 when it failed, and those the
 switches still sent there in the 10 ms before they rerouted$([ "$FAIL" = blackhole ] && printf '%s' \
 "; here (SC_FAIL=blackhole) the link stays up and drops everything in both directions,
-so the switches never reroute: lost on it is every packet the transports sent there")$([ "$FAIL" = halfrate ] && printf '%s' \
+so the switches never reroute: lost on it is every packet the transports sent there, and in brackets how many of them were edgeq control frames (ACKs, NACKs, trimmed headers) and small DATA frames (bare TCP ACKs through the tunnel)")$([ "$FAIL" = halfrate ] && printf '%s' \
 "; here (SC_FAIL=halfrate) the link stays up at half its rate in both directions and
 nothing reroutes: lost on it is what its two queues dropped")."
 sc_md ""

@@ -925,7 +925,8 @@ static void fabric_write_ports__one_line_per_port(void **state)
 	static const char *cols[] = { "#port", "rate_bps", "delay_ns", "up", "enq_pkts", "enq_bytes",
 		"tx_pkts", "tx_bytes", "marks", "trims", "drop_full", "drop_prio", "drop_down",
 		"drop_loss", "occ_max_bytes", "occ_mean_bytes", "occ_p99_bytes", "occ_max_pkts",
-		"occ_mean_pkts", "occ_p99_pkts", "prio_max_bytes", "window_ns", "drop_loss_bytes" };
+		"occ_mean_pkts", "occ_p99_pkts", "prio_max_bytes", "window_ns", "drop_loss_bytes",
+		"drop_loss_ctl", "drop_loss_small" };
 	const int ncol = sizeof(cols) / sizeof(cols[0]);
 	char *text = NULL, *line, *save = NULL, *fld[40];
 	size_t size = 0;
@@ -970,6 +971,8 @@ static void fabric_write_ports__one_line_per_port(void **state)
 			assert_int_equal(strtoull(fld[12], NULL, 10), p->st.drop_down);
 			assert_int_equal(strtoull(fld[21], NULL, 10), G);
 			assert_int_equal(strtoull(fld[22], NULL, 10), p->st.drop_loss_bytes);
+			assert_int_equal(strtoull(fld[23], NULL, 10), p->st.drop_loss_ctl);
+			assert_int_equal(strtoull(fld[24], NULL, 10), p->st.drop_loss_small);
 			if (i == down) {
 				assert_int_equal(strtoull(fld[4], NULL, 10), 10);
 				assert_int_equal(strtoull(fld[7], NULL, 10), 10000);

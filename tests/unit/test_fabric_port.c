@@ -606,6 +606,33 @@ static void port__prio_buffer_overflow_drops(void **state)
 
 /* ---- loss and link state -------------------------------------------------------------- */
 
+/* What a black-holed link took, by kind: edgeq control frames, edgeq DATA
+ * of a small inner packet (under PORT_SMALL_DATA bytes: a bare TCP ACK
+ * through the tunnel), the rest (full DATA, plain traffic) in neither. */
+static void port__loss_by_kind(void **state)
+{
+	static const struct { int kind; uint32_t len, n; } mix[] = {
+		{ K_DATA, 1514, 7 }, { K_DATA, PORT_SMALL_DATA - 1, 5 }, { K_DATA, PORT_SMALL_DATA, 2 },
+		{ K_CTRL, 90, 3 }, { K_OTHER, 100, 4 },
+	};
+	struct port_cfg c = cfg(10 * G, 1000);
+	struct port p;
+	uint32_t id = 0, total = 0;
+
+	(void)state;
+	c.loss_ppm = 1000000;
+	port_init(&p, "p", &c, 0, 1);
+	reset_out();
+	for (unsigned m = 0; m < sizeof(mix) / sizeof(mix[0]); m++)
+		for (uint32_t i = 0; i < mix[m].n; i++, total++)
+			enq(&p, mix[m].kind, mix[m].len, id++, 0);
+	step_until(&p, G);
+	assert_int_equal(p.st.drop_loss, total);
+	assert_int_equal(p.st.drop_loss_ctl, 3);
+	assert_int_equal(p.st.drop_loss_small, 5);
+	assert_pool_full();
+}
+
 /* Random loss on the link: none at 0, everything at 1e6 ppm, about 10% at
  * 1e5 (binomial, 20000 packets: sd 42, bound 5 sd).  Lost packets were
  * serialised (the link was busy), so the survivors' times do not move. */
@@ -1123,6 +1150,7 @@ int main(void)
 		T(port__trim_exactly_above_threshold),
 		T(port__prio_buffer_overflow_drops),
 		T(port__random_loss),
+		T(port__loss_by_kind),
 		T(port__link_down_flushes_and_refuses),
 		T(port__occupancy_statistics_by_hand),
 		T(port__occupancy_of_a_held_queue),

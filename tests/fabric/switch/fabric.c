@@ -378,14 +378,14 @@ void fabric_write_ports(struct fabric *f, FILE *o, uint64_t now)
 	fprintf(o, "#port\trate_bps\tdelay_ns\tup\tenq_pkts\tenq_bytes\ttx_pkts\ttx_bytes\tmarks\ttrims"
 		"\tdrop_full\tdrop_prio\tdrop_down\tdrop_loss\tocc_max_bytes\tocc_mean_bytes"
 		"\tocc_p99_bytes\tocc_max_pkts\tocc_mean_pkts\tocc_p99_pkts\tprio_max_bytes\twindow_ns"
-		"\tdrop_loss_bytes\n");
+		"\tdrop_loss_bytes\tdrop_loss_ctl\tdrop_loss_small\n");
 	for (int i = 0; i < f->t->nports; i++) {
 		struct port *p = &f->ports[i];
 		struct port_occ_summary s;
 
 		port_occ_summary(p, now, &s);
 		fprintf(o, "%s\t%llu\t%llu\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu"
-			"\t%llu\t%llu\t%.1f\t%llu\t%llu\t%.3f\t%llu\t%llu\t%llu\t%llu\n",
+			"\t%llu\t%llu\t%.1f\t%llu\t%llu\t%.3f\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n",
 			p->name, (unsigned long long)p->cfg.rate_bps,
 			(unsigned long long)p->cfg.delay_ns, p->up,
 			(unsigned long long)p->st.enq_pkts, (unsigned long long)p->st.enq_bytes,
@@ -396,7 +396,9 @@ void fabric_write_ports(struct fabric *f, FILE *o, uint64_t now)
 			(unsigned long long)s.max_bytes, s.mean_bytes, (unsigned long long)s.p99_bytes,
 			(unsigned long long)s.max_pkts, s.mean_pkts, (unsigned long long)s.p99_pkts,
 			(unsigned long long)s.prio_max_bytes, (unsigned long long)s.window_ns,
-			(unsigned long long)p->st.drop_loss_bytes);
+			(unsigned long long)p->st.drop_loss_bytes,
+			(unsigned long long)p->st.drop_loss_ctl,
+			(unsigned long long)p->st.drop_loss_small);
 	}
 }
 

@@ -88,6 +88,8 @@ static void finish(struct port *p, struct pkt *k, uint64_t t)
 	if (p->cfg.loss_ppm && xorshift(&p->rng) % 1000000 < p->cfg.loss_ppm) {
 		p->st.drop_loss++;
 		p->st.drop_loss_bytes += k->len;
+		p->st.drop_loss_ctl += k->cls == FC_EQ_CTRL;
+		p->st.drop_loss_small += k->cls == FC_EQ_DATA && k->len < PORT_SMALL_DATA;
 		fifo_push(&p->gone, k);
 		return;
 	}

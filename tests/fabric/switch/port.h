@@ -55,6 +55,10 @@ enum port_verdict {
 
 static inline bool pv_dropped(enum port_verdict v) { return v >= PV_DROP_FULL; }
 
+/* A DATA frame this short carries a small inner packet (a bare TCP ACK
+ * through the tunnel takes about 130 bytes). */
+#define PORT_SMALL_DATA	256
+
 struct port_stats {
 	uint64_t enq_pkts, enq_bytes;
 	uint64_t tx_pkts, tx_bytes;	/* serialised onto the link */
@@ -62,6 +66,9 @@ struct port_stats {
 	uint64_t drop_full, drop_prio, drop_down, drop_loss;
 	uint64_t drop_loss_bytes;	/* ... their bytes: what kind of packets a
 					 * lossy link took (DATA or control) */
+	uint64_t drop_loss_ctl;		/* ... of them edgeq control (or trimmed) */
+	uint64_t drop_loss_small;	/* ... edgeq DATA of a small inner packet
+					 * (under PORT_SMALL_DATA bytes: a TCP ACK) */
 };
 
 /* Data-queue occupancy, weighted by time since the last reset. */
