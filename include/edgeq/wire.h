@@ -83,6 +83,9 @@ enum eq_type {
 #define EQ_F_LOST	0x80	/* NACK: not trimmed but missing, later packets came
 				 * (lost on the way): the sender's credit for it
 				 * is its own again */
+#define EQ_F_PROVEN	0x80	/* DATA (REPS): its entropy's round trip works (a
+				 * clean ACK came back by it), so the receiver's TC
+				 * may send by it */
 /* Bytes a frame costs on Ethernet beyond its own: preamble and start
  * delimiter (8), FCS (4), the inter-frame gap (12).  Pacers at a link
  * rate count them. */

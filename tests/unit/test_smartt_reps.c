@@ -102,10 +102,10 @@ static void restart__explores_again(void **state)
 }
 
 /* An entropy a packet was lost on (a LOST NACK names it) is skipped when
- * a fresh one is taken, the cache leaves it at once, and it comes back
- * after 256 BDPs more were sent; when every entropy lost a packet, the
- * losses are forgotten rather than none left. */
-static void lost_path__skipped_until_the_hold_ends(void **state)
+ * a fresh one is taken, the cache leaves it at once, and they come back
+ * one at a time, in turn, one per 64 BDPs sent; when every entropy lost a
+ * packet, the losses are forgotten rather than none left. */
+static void lost_path__skipped_until_let_back(void **state)
 {
 	struct smartt_reps r;
 
@@ -113,10 +113,10 @@ static void lost_path__skipped_until_the_hold_ends(void **state)
 	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
 	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
 	smartt_reps_on_ack(&r, 1, false);
-	smartt_reps_on_path_lost(&r, 1);	/* the cached one: left */
-	smartt_reps_on_path_lost(&r, 3);
-	smartt_reps_on_path_lost(&r, 3);	/* once is enough */
-	smartt_reps_on_path_lost(&r, 99);	/* not ours: ignored */
+	assert_true(smartt_reps_on_path_lost(&r, 1));	/* the cached one: left */
+	assert_true(smartt_reps_on_path_lost(&r, 3));
+	assert_false(smartt_reps_on_path_lost(&r, 3));	/* once is enough */
+	assert_false(smartt_reps_on_path_lost(&r, 99));	/* not ours: ignored */
 	assert_int_equal(r.nlost, 2);
 	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);	/* the cache's replacement */
 	smartt_reps_on_ack(&r, 2, true);			/* marked: a fresh one */
@@ -129,9 +129,19 @@ static void lost_path__skipped_until_the_hold_ends(void **state)
 	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);	/* round again, */
 	smartt_reps_on_ack(&r, 0, true);
 	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);	/* 1 and 3 still out */
-	/* 256 BDPs later both are back. */
-	for (uint32_t i = 0; i < SMARTT_REPS_HOLD_BDPS * 2; i++)
+	/* 64 BDPs (of 2 packets) after the first was named, 1 is back, and
+	 * 3 is not; 64 BDPs later, 3 too. */
+	for (uint32_t i = 7; i < SMARTT_REPS_READMIT_BDPS * 2 - 1; i++)	/* 7 sent */
 		smartt_reps_on_send(&r, PKT);
+	assert_int_equal(r.nlost, 2);
+	smartt_reps_on_send(&r, PKT);
+	assert_int_equal(r.nlost, 1);
+	assert_false(r.lost_on[0] & (1u << 1));
+	assert_true(r.lost_on[0] & (1u << 3));
+	for (uint32_t i = 1; i < SMARTT_REPS_READMIT_BDPS * 2; i++)
+		smartt_reps_on_send(&r, PKT);
+	assert_int_equal(r.nlost, 1);
+	smartt_reps_on_send(&r, PKT);
 	assert_int_equal(r.nlost, 0);
 	/* Every entropy lost a packet: forgotten, not a loop with none left. */
 	for (uint32_t e = 0; e < 8; e++)
@@ -139,6 +149,33 @@ static void lost_path__skipped_until_the_hold_ends(void **state)
 	smartt_reps_on_ack(&r, 5, true);
 	assert_true(smartt_reps_on_send(&r, PKT) < 8);
 	assert_int_equal(r.nlost, 0);
+}
+
+/* A round trip is known to work by a clean ACK that came back by its
+ * entropy, not by the entropy being in the cache: a mark puts a fresh one
+ * there, which nothing came back by yet.  A loss named on it unproves it. */
+static void proven__by_a_clean_ack_only(void **state)
+{
+	struct smartt_reps r;
+
+	assert_int_equal(smartt_reps_init(&r, 8, 2 * PKT), 0);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	assert_false(smartt_reps_proven(&r, 0));
+	smartt_reps_on_ack(&r, 1, false);
+	assert_true(smartt_reps_proven(&r, 1));
+	smartt_reps_on_ack(&r, 0, true);		/* marked: a fresh one, 2 */
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);
+	assert_false(smartt_reps_proven(&r, 2));
+	assert_false(smartt_reps_proven(&r, 0));
+	assert_true(smartt_reps_proven(&r, 1));	/* still the last clean */
+	smartt_reps_on_ack(&r, 2, false);
+	assert_true(smartt_reps_proven(&r, 2));
+	assert_false(smartt_reps_proven(&r, 1));	/* one at a time */
+	smartt_reps_on_path_lost(&r, 2);
+	assert_false(smartt_reps_proven(&r, 2));
+	smartt_reps_on_ack(&r, 99, false);		/* not ours: proves nothing */
+	assert_false(smartt_reps_proven(&r, 99));
 }
 
 /* 9. The entropy set is bounded and configurable. */
@@ -266,8 +303,9 @@ static void spray__leaves_a_dead_path(void **state)
  * entropy at each, one after the other, and a quarter of those go into
  * the dead path, each time its turn comes round, for as long as it is
  * dead (390 round trips here).  With each loss naming its entropy, an entropy that
- * lost a packet is not fresh again for 256 BDPs: the dead path's 63
- * entropies are each lost on once per hold. */
+ * lost a packet is not fresh again until it is let back, one every 64
+ * BDPs: the dead path's 63 entropies are each lost on once, and one more
+ * packet goes per entropy let back while the path is still dead. */
 static void spray__marks_everywhere_losses_named(void **state)
 {
 	unsigned from = DEAD + 10 * W;
@@ -279,8 +317,8 @@ static void spray__marks_everywhere_losses_named(void **state)
 		      seed.late, named.drops, named.late_dead, named.late);
 	assert_true(named.late >= seed.late);		/* as much sent */
 	assert_true(named.drops * 3 <= seed.drops);
-	/* about once each per hold of 256 BDPs: twice in 390 round trips */
-	assert_true(named.drops <= 2 * 64 + 8);
+	/* once each, and once per entropy let back (6 in 390 round trips) */
+	assert_true(named.drops <= 64 + 390 / SMARTT_REPS_READMIT_BDPS + 1);
 }
 
 int main(void)
@@ -291,7 +329,8 @@ int main(void)
 		cmocka_unit_test(recycle__a_clean_ack),
 		cmocka_unit_test(replace__after_a_mark_or_a_loss),
 		cmocka_unit_test(restart__explores_again),
-		cmocka_unit_test(lost_path__skipped_until_the_hold_ends),
+		cmocka_unit_test(lost_path__skipped_until_let_back),
+		cmocka_unit_test(proven__by_a_clean_ack_only),
 		cmocka_unit_test(init__bounds),
 		cmocka_unit_test(spray__leaves_a_dead_path),
 		cmocka_unit_test(spray__marks_everywhere_losses_named),

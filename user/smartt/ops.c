@@ -156,6 +156,8 @@ static const struct eqt_stat published[] = {
 	EQT_STAT(struct smartt_published, ecn_sent, false),
 	EQT_STAT(struct smartt_published, repaths, false),
 	EQT_STAT(struct smartt_published, explores, false),
+	EQT_STAT(struct smartt_published, paths_lost, false),
+	EQT_STAT(struct smartt_published, ack_paths_lost, false),
 };
 
 static void publish(const void *s, uint32_t peer, struct eq_agent_peer *v, void *own)

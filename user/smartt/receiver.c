@@ -107,8 +107,13 @@ bool smt_rx_packet(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, str
 		return true;
 	}
 	r->c.st.data++;
-	r->last_path = h->path_id;
-	r->path_known = true;
+	/* The path for our TC's packets to the peer (sender.c,
+	 * smt_path_show()): one its sender found works, once one did. */
+	if ((h->flags & EQ_F_PROVEN) || !r->path_proven) {
+		r->last_path = h->path_id;
+		r->path_known = true;
+		r->path_proven = h->flags & EQ_F_PROVEN;
+	}
 	p->seq = seq;
 	if (h->ce)
 		p->flags |= EQT_PF_CE_TAKEN;
@@ -130,8 +135,19 @@ void smt_rx_lost(void *ctx, uint32_t peer, uint32_t seq)
 {
 	struct smartt *s = ctx;
 	const struct smt_rx *r = s->rx[peer];
+	struct eqt_hdr h = { .type = EQ_T_NACK, .flags = EQ_F_LOST, .seq_ack = seq,
+			     .pull = r ? r->c.q.expected : seq };
 
-	say(s, peer, EQ_T_NACK, EQ_F_LOST, seq, r ? r->c.q.expected : seq);
+	/* REPS on: by a path whose way back works, as our TC's packets go
+	 * (the lost DATA's own may be the dead one).  On the agent's one
+	 * path per peer, a black hole took every LOST NACK of the peers
+	 * hashed onto it, and their senders never learnt which of their
+	 * entropies lead into it. */
+	if (s->cfg.entropies && r && r->path_known) {
+		h.path_id = r->last_path;
+		h.path_set = true;
+	}
+	s->io.send_ctl(s->io.ctx, peer, &h);
 }
 
 uint64_t smt_rx_timers(struct smartt *s, uint32_t peer, uint64_t now)

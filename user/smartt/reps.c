@@ -33,6 +33,19 @@ static void forget_losses(struct smartt_reps *r)
 	r->lost_sent = 0;
 }
 
+/* The next entropy out, in turn from the last one let back, comes back. */
+static void let_one_back(struct smartt_reps *r)
+{
+	uint32_t e = r->readmit < r->n ? r->readmit : 0;
+
+	while (!was_lost_on(r, e))	/* nlost > 0: one is out */
+		e = e + 1 < r->n ? e + 1 : 0;
+	r->lost_on[e / 64] &= ~(1ULL << (e % 64));
+	r->nlost--;
+	r->readmit = e + 1 < r->n ? e + 1 : 0;
+	r->lost_sent = 0;
+}
+
 /* The next entropy in turn that lost nothing lately (every one did: the
  * losses are forgotten, the fabric is not one dead path). */
 static uint32_t fresh(struct smartt_reps *r)
@@ -55,8 +68,8 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
 	uint32_t e;
 
 	r->sent += bytes;
-	if (r->nlost && (r->lost_sent += bytes) >= SMARTT_REPS_HOLD_BDPS * r->explore_bytes)
-		forget_losses(r);
+	if (r->nlost && (r->lost_sent += bytes) >= SMARTT_REPS_READMIT_BDPS * r->explore_bytes)
+		let_one_back(r);
 	/* Exploring, or nothing came back clean yet: every packet a path
 	 * of its own.  (The paper reuses its cache slot, 0 at the start,
 	 * once the first BDP is out: a path it never heard from.) */
@@ -75,6 +88,8 @@ void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
 		r->cached = fresh(r);
 	} else {
 		r->cached = entropy;
+		r->clean = entropy;
+		r->have_clean = true;
 	}
 	r->have_cached = true;
 }
@@ -85,12 +100,17 @@ void smartt_reps_on_loss(struct smartt_reps *r)
 		r->cached = fresh(r);
 }
 
-void smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
+bool smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
 {
 	if (entropy >= r->n || was_lost_on(r, entropy))
-		return;
+		return false;
+	if (!r->nlost)
+		r->lost_sent = 0;
 	r->lost_on[entropy / 64] |= 1ULL << (entropy % 64);
 	r->nlost++;
+	if (r->have_clean && r->clean == entropy)
+		r->have_clean = false;
 	if (r->have_cached && r->cached == entropy)
 		r->cached = fresh(r);
+	return true;
 }

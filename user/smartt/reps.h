@@ -10,13 +10,17 @@
  * drops everything returns no ACKs, so its entropies are never reused: it
  * is left as soon as the packets on it are found lost.
  *
- * Departure: an entropy whose packet the receiver found lost (a LOST NACK:
- * later packets came by other paths, not that one) is not handed out
- * fresh again until 256 BDPs more have been sent.  The seed replaces a
- * marked entropy with the next in turn, and under congestion (marks on
- * every path) that exploration kept sending a black-holed link its share
- * of fresh entropies, one lost packet each: 2,400 of 200,000 on the
- * fabric's black hole.
+ * Departure: an entropy a packet was lost on (a LOST NACK: later packets
+ * came by other paths, not that one; or its ACK never came back by it,
+ * ackpath.h) is not handed out fresh again for a while.  The seed
+ * replaces a marked entropy with the next in turn, and under congestion
+ * (marks on every path) that exploration kept sending a black-holed link
+ * its share of fresh entropies, one lost packet each: 2,400 of 200,000 on
+ * the fabric's black hole.  They come back one at a time, one every 64
+ * BDPs sent (a path that healed is found again; one still dead costs one
+ * packet more): forgotten all at once after 256 BDPs, as first built,
+ * every one was tried again each 0.6 s on that fabric, and each cost a
+ * packet again.
  *
  * Pure C, no clock: what happens is driven by the sends and the feedback.
  */
@@ -36,11 +40,17 @@ struct smartt_reps {
 	uint64_t	sent;		/* bytes sent since the exploration began */
 	uint32_t	tried;		/* fresh entropies handed out (up to n) */
 	bool		have_cached;
+	/* The entropy of the last clean ACK: its round trip worked (the
+	 * cache may hold a fresh one no ACK came back by yet). */
+	uint32_t	clean;
+	bool		have_clean;
 	/* Entropies a packet was lost on: not fresh again (above) until
-	 * `hold` more bytes were sent; all of them, if every one is. */
+	 * let back, one per SMARTT_REPS_READMIT_BDPS sent, in turn from
+	 * `readmit`; all of them, if every one is. */
 	uint64_t	lost_on[SMARTT_REPS_MAX / 64];
 	uint32_t	nlost;
-	uint64_t	lost_sent;	/* bytes sent since the first of them */
+	uint32_t	readmit;	/* where the next one let back is sought */
+	uint64_t	lost_sent;	/* bytes sent since the last let back */
 };
 
 /* n entropies (1 .. SMARTT_REPS_MAX; the paper's 256), exploring over the
@@ -54,11 +64,21 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes);
 void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn);
 /* A packet found lost (trimmed, timed out): a fresh one. */
 void smartt_reps_on_loss(struct smartt_reps *r);
-/* The packet that went by `entropy` is lost (not trimmed: gone): that
- * entropy is not explored again for a while. */
-void smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy);
+/* The packet that went by `entropy` is lost (not trimmed: gone), or its
+ * ACK that came back by it: that entropy is not explored again for a
+ * while.  Whether it was not out already. */
+bool smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy);
 
-/* How long an entropy a packet was lost on stays out, in BDPs sent. */
-#define SMARTT_REPS_HOLD_BDPS	256
+/* Whether `entropy`'s round trip is known to work: a clean ACK came back
+ * by it last, and nothing was lost on it since.  What the sender's TC
+ * sends itself goes by it, and its DATA say so (EQ_F_PROVEN), so that the
+ * receiver's TC sends by it too. */
+static inline bool smartt_reps_proven(const struct smartt_reps *r, uint32_t entropy)
+{
+	return r->have_clean && r->clean == entropy;
+}
+
+/* How often an entropy a packet was lost on is let back, in BDPs sent. */
+#define SMARTT_REPS_READMIT_BDPS	64
 
 #endif /* EDGEQ_SMARTT_REPS_H */

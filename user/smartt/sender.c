@@ -90,12 +90,15 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 
 /* What the peer's edge queue holds, for TC's backpressure. */
 /* The path TC gives what it sends to the peer itself (bare TCP ACKs,
- * which go without the agents), REPS on: our sending tunnel's current
- * one, else that of the peer's last DATA here.  The peer's REPS recycles
- * only paths whose round trip works (its ACKs come back by them:
- * receiver.c), so that one's way back works too.  On the inner flow's
- * hash instead, a black-holed link took every ACK of the flows hashed
- * onto it, and their TCP stalled. */
+ * which go without the agents), REPS on: one whose round trip works, our
+ * sending tunnel's (the last a clean ACK came back by), else the one the
+ * peer's DATA last said works for it (EQ_F_PROVEN: its ACKs come back by
+ * it, as ours would go: receiver.c); else our tunnel's current path, or
+ * that of the peer's last DATA.  On the inner flow's hash instead, a
+ * black-holed link took every ACK of the flows hashed onto it, and their
+ * TCP stalled; on the last DATA's path, a quarter of the bare ACKs of a
+ * black hole's run went into it (that DATA's entropy may be a fresh one,
+ * taken after a mark, whose way back nobody knew). */
 void smt_path_show(struct smartt *s, uint32_t peer)
 {
 	const struct smt_tx *t = s->tx[peer];
@@ -103,7 +106,11 @@ void smt_path_show(struct smartt *s, uint32_t peer)
 
 	if (!s->bucket)
 		return;
-	if (s->cfg.entropies && t && t->reps.have_cached)
+	if (s->cfg.entropies && t && t->reps.have_clean)
+		eqt_edge_path(&s->bucket[peer], true, (uint16_t)t->reps.clean);
+	else if (s->cfg.entropies && r && r->path_proven)
+		eqt_edge_path(&s->bucket[peer], true, r->last_path);
+	else if (s->cfg.entropies && t && t->reps.have_cached)
 		eqt_edge_path(&s->bucket[peer], true, (uint16_t)t->reps.cached);
 	else if (s->cfg.entropies && r && r->path_known)
 		eqt_edge_path(&s->bucket[peer], true, r->last_path);
@@ -191,13 +198,55 @@ static void count_nscc(struct smt_tx *t, enum smartt_nscc_rule r)
 
 static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, bool rto, uint64_t now);
 
+/* REPS for the ACKs' way back (ackpath.h): the DATA this ACK's cumulative
+ * ack covers whose own ACKs have not come are suspects, before the core
+ * frees them. */
+static void ack_paths_covered(struct smt_tx *t, const struct eqt_hdr *h)
+{
+	struct eqt_pkt *p;
+	uint32_t c;
+
+	if (!eqt_seq_after(h->pull, t->c.cum_ack))
+		return;
+	for (p = eqt_infl_first(&t->c.infl, &c); p && eqt_seq_before(p->seq, h->pull);
+	     p = eqt_infl_next(&t->c.infl, &c))
+		if (p->seq != h->seq_ack)
+			smartt_ackpath_covered(&t->ackpath, p->seq, p->path, p->t_ns);
+}
+
+/* ... and the own ACK of a DATA sent at sent_ns names the suspects sent a
+ * reordering window before it: the smoothed RTT.  RACK's quarter of it is
+ * too little for ACKs sprayed over paths whose queues differ by up to the
+ * trimming threshold: on the fabric's black hole it named 1,366 entropies
+ * in the seconds before the failure (a whole RTT: 16), and every one
+ * named is one fewer to spread over. */
+static void ack_paths_named(struct smt_tx *t, uint32_t seq, uint64_t sent_ns)
+{
+	uint64_t rtt = t->c.rtt.srtt_ns ? t->c.rtt.srtt_ns : t->brtt_ns;
+	uint32_t lost[SMARTT_ACKPATH_SUSPECTS],
+		 n = smartt_ackpath_acked(&t->ackpath, seq, sent_ns, rtt, lost,
+					  SMARTT_ACKPATH_SUSPECTS);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (smartt_reps_on_path_lost(&t->reps, lost[i]))
+			t->pub.ack_paths_lost++;
+}
+
 static void acked(struct smartt *s, struct smt_tx *t, const struct eqt_hdr *h, uint64_t now)
 {
 	struct eqt_tx_acked a;
 	bool first = !eqt_tx_base_rtt(&t->c);
-	uint64_t base;
+	uint64_t base, own_sent = 0;
 
+	if (s->cfg.entropies) {
+		const struct eqt_pkt *own = eqt_infl_get(&t->c.infl, h->seq_ack);
+
+		own_sent = own ? own->t_ns : 0;
+		ack_paths_covered(t, h);
+	}
 	eqt_tx_ack(&t->c, h->seq_ack, h->pull, s->pool, s->cfg.rto_ns, now, &a);
+	if (s->cfg.entropies)
+		ack_paths_named(t, h->seq_ack, own_sent);
 	if (a.lost)	/* the RTO's probe arrived, and what went before it did not */
 		lost(s, t, a.lost_bytes, true, now);
 	if (!a.bytes)
@@ -285,8 +334,8 @@ bool smt_tx_control(struct smartt *s, uint32_t peer, const struct eqt_hdr *h, ui
 			/* Gone, not trimmed: its path may be dead (REPS). */
 			struct eqt_pkt *p = eqt_infl_get(&t->c.infl, h->seq_ack);
 
-			if (p)
-				smartt_reps_on_path_lost(&t->reps, p->path);
+			if (p && smartt_reps_on_path_lost(&t->reps, p->path))
+				t->pub.paths_lost++;
 		}
 		len = eqt_tx_nack(&t->c, h->seq_ack);
 		if (len)
@@ -354,12 +403,15 @@ static void reps_stamp(struct smt_tx *t, struct eqt_pkt *p, struct eqt_hdr *h)
 {
 	if (!t->reps_began || t->reps_isn != t->c.isn) {
 		smartt_reps_restart(&t->reps);
+		smartt_ackpath_reset(&t->ackpath);
 		t->reps_isn = t->c.isn;
 		t->reps_began = true;
 		t->pub.explores++;
 	}
 	h->path_id = (uint16_t)smartt_reps_on_send(&t->reps, p->len);
 	h->path_set = true;
+	if (smartt_reps_proven(&t->reps, h->path_id))
+		h->flags |= EQ_F_PROVEN;
 	p->path = h->path_id;
 }
 

@@ -45,6 +45,9 @@ struct smartt_published {
 	uint64_t	repaths;	/* REPS: fresh entropies taken after a mark
 					 * or a loss */
 	uint64_t	explores;	/* ... explorations begun (new epochs) */
+	uint64_t	paths_lost;	/* ... entropies left: a LOST NACK named
+					 * one (its DATA's way) ... */
+	uint64_t	ack_paths_lost;	/* ... or an ACK never came by it */
 };
 
 extern const struct eqt_scheme_ops smartt_ops;

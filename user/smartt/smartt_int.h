@@ -4,6 +4,7 @@
 #define EDGEQ_SMARTT_INT_H
 
 #include "smartt.h"
+#include "ackpath.h"
 #include "arbiter.h"
 #include "edge.h"
 #include "live.h"
@@ -19,6 +20,7 @@ struct smt_tx {
 	struct smartt_nscc	n;	/* ... or NSCC's (cfg.nscc) */
 	struct smartt_nscc_params np;
 	struct smartt_reps	reps;	/* cfg.entropies: the DATA's paths */
+	struct smartt_ackpath	ackpath;	/* ... and their ACKs' way back */
 	uint32_t		reps_isn;	/* the epoch REPS explored for */
 	bool			reps_began;	/* ... since there was one */
 	uint64_t		brtt_ns;	/* the base RTT p runs on */
@@ -30,6 +32,7 @@ struct smt_rx {
 	struct eqt_rx		c;
 	uint16_t		last_path;	/* the path of the last DATA here ... */
 	bool			path_known;	/* ... since there was one (REPS) */
+	bool			path_proven;	/* ... and it said its way works */
 	uint64_t		last_use_ns;
 	uint64_t		dup;		/* counted before the queue's own */
 	uint64_t		ecn_sent;
