@@ -86,8 +86,10 @@ for n in $NS; do
 	for tr in $TRANSPORTS; do run_one "$n" "$tr"; done
 done
 sc_md ""
-if grep -qw edgeq <<<"${TRANSPORTS//-/ }"; then
-	sc_md "The agents' counters in the edgeq runs, summed over every host (docs/agent.md):"
+any_agent=false
+for tr in $TRANSPORTS; do sc_is_edgeq "$tr" && any_agent=true; done
+if $any_agent; then
+	sc_md "The agents' counters in the runs through edgeq (every scheme), summed over every host (docs/agent.md):"
 	sc_md "edge-queue drops and CE marks at the senders, trimmed headers the receivers"
 	sc_md "got, NACKs and retransmission timeouts the senders acted on, retransmissions,"
 	sc_md "and the times a sender found its receiver silent for an RTO and ran without credit."
