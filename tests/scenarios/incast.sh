@@ -92,10 +92,12 @@ if $any_agent; then
 	sc_md "The agents' counters in the runs through edgeq (every scheme), summed over every host (docs/agent.md):"
 	sc_md "edge-queue drops and CE marks at the senders, trimmed headers the receivers"
 	sc_md "got, NACKs and retransmission timeouts the senders acted on, retransmissions,"
-	sc_md "and the times a sender found its receiver silent for an RTO and ran without credit."
+	sc_md "the times a sender found its receiver silent for an RTO and ran without credit (EQDS),"
+	sc_md "and SIRD's credit taken back unspent by the receivers (no DATA for 4 RTOs, or a new"
+	sc_md "epoch) and given up by the senders (held for 4 RTOs with nothing to send), in bytes."
 	sc_md ""
-	sc_md "| N | transport | edge drops | edge marks | trimmed headers | NACKs | RTOs | retransmissions | receiver silent |"
-	sc_md "|---|---|---|---|---|---|---|---|---|"
+	sc_md "| N | transport | edge drops | edge marks | trimmed headers | NACKs | RTOs | retransmissions | receiver silent | credit reclaimed | credit dropped |"
+	sc_md "|---|---|---|---|---|---|---|---|---|---|---|"
 	for n in $NS; do
 		for tr in $TRANSPORTS; do
 			[ -s "$FT_TMP/n$n-$tr/agent" ] || continue

@@ -169,9 +169,10 @@ sc_qstats() {
 
 # sc_agent_counters OUT: for an edgeq run, the agents' counters summed
 # over every host (docs/agent.md): "edge_drops edge_marks rx_trimmed
-# rx_nacks rto_fired tx_rtx peer_silent" into OUT; nothing for plain TCP.  Call after
-# the traffic and before sc_down.
-SC_AGENT_FIELDS=${SC_AGENT_FIELDS:-"edge_drops edge_marks rx_trimmed rx_nacks rto_fired tx_rtx peer_silent"}
+# rx_nacks rto_fired tx_rtx peer_silent credit_reclaimed credit_dropped"
+# (the last two SIRD's, 0 for other schemes: docs/sird.md) into OUT;
+# nothing for plain TCP.  Call after the traffic and before sc_down.
+SC_AGENT_FIELDS=${SC_AGENT_FIELDS:-"edge_drops edge_marks rx_trimmed rx_nacks rto_fired tx_rtx peer_silent credit_reclaimed credit_dropped"}
 sc_agent_counters() {
 	[ ${#FT_EDGEQ_HOSTS[@]} -gt 0 ] || { rm -f "$1"; return 0; }
 	sleep 0.2	# the agents publish every 100 ms

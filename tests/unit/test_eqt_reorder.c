@@ -22,6 +22,8 @@
 struct rec {
 	uint32_t	up[1024], lost[1024];
 	unsigned	n_up, n_lost;
+	uint32_t	gone_from[16], gone_n[16];	/* gaps given up */
+	unsigned	n_gone;
 };
 
 static struct rec R;
@@ -42,8 +44,18 @@ static void lost(void *ctx, uint32_t peer, uint32_t seq)
 	R.lost[R.n_lost++] = seq;
 }
 
+static void gave_up(void *ctx, uint32_t peer, uint32_t from, uint32_t n)
+{
+	assert_int_equal(peer, 7);
+	if (R.n_gone < 16) {
+		R.gone_from[R.n_gone] = from;
+		R.gone_n[R.n_gone] = n;
+	}
+	R.n_gone++;
+}
+
 static const struct eqt_reorder_io io = { .ctx = NULL, .pool = &pool, .deliver = up,
-					  .lost = lost };
+					  .lost = lost, .gave_up = gave_up };
 
 static int setup(void **state)
 {
@@ -117,6 +129,11 @@ static void a_gap_goes_at_its_timeout_and_one_in_the_way_at_once(void **state)
 	assert_int_equal(R.n_up, 2);
 	assert_int_equal(R.up[1], 2);
 	assert_int_equal(q.gaps, 1);
+	/* The scheme hears which seqs were given up (SIRD takes their
+	 * credit back). */
+	assert_int_equal(R.n_gone, 1);
+	assert_int_equal(R.gone_from[0], 1);
+	assert_int_equal(R.gone_n[0], 1);
 	/* 4 held behind a gap at 3; 3 + LIM + 1 does not fit: the gap goes. */
 	in(&q, 4, t0 + 2 * TMO);
 	in(&q, 3 + LIM + 1, t0 + 2 * TMO);
@@ -124,6 +141,18 @@ static void a_gap_goes_at_its_timeout_and_one_in_the_way_at_once(void **state)
 	assert_int_equal(R.up[2], 4);
 	assert_int_equal(q.gaps, 2);
 	assert_int_equal(q.n, 1);
+	assert_int_equal(R.n_gone, 2);
+	assert_int_equal(R.gone_from[1], 3);
+	assert_int_equal(R.gone_n[1], 1);
+	/* Nothing held and a seq far beyond: the whole stretch goes. */
+	eqt_reorder_fini(&q, &pool);
+	assert_int_equal(eqt_reorder_init(&q, LIM, TMO, 0), 0);
+	in(&q, 0, t0);
+	in(&q, 1 + 2 * LIM, t0);
+	assert_int_equal(R.n_gone, 3);
+	assert_int_equal(R.gone_from[2], 1);
+	assert_int_equal(R.gone_n[2], LIM + 1);
+	assert_int_equal(q.gaps, 1);
 	eqt_reorder_fini(&q, &pool);
 }
 

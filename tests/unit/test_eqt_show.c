@@ -60,7 +60,7 @@ static void rx__every_field(void **state)
 	struct eqt_pool pool;
 	struct eqt_rx r;
 	struct eq_agent_peer v;
-	const struct eqt_reorder_io io = { NULL, &pool, NULL, NULL };
+	const struct eqt_reorder_io io = { NULL, &pool, NULL, NULL, NULL };
 
 	(void)state;
 	assert_int_equal(eqt_pool_init(&pool, 16), 0);

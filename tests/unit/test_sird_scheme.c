@@ -469,6 +469,45 @@ static void test_given_up_gap(void **state)
 	/* Within the gap's timeout and the transfer's time, not an RTO
 	 * backoff or 4 RTOs of silence on top. */
 	assert_true(done > 0 && done < c.reorder_ns + 20000000ULL);
+	/* The gap's credit came back when it was given up, not after the
+	 * sender fell silent for 4 RTOs: kept, it held B while a sender went
+	 * on sending (an incast's stalls, docs/sird.md). */
+	{
+		struct sird_published rx;
+
+		sird_peer_state(S.r, 0, NULL, &rx);
+		/* Once: by the silence rule (the gap held the sender at its
+		 * limit) or when the gap went, not both. */
+		assert_int_equal(rx.credit_reclaimed, S.black_n * (MTU + 14));
+		assert_int_equal(rx.granted, 0);
+		assert_int_equal(rx.bucket_out, 0);
+	}
+	run(S.now + 8 * RTO, 0, false);
+	expect_credit_back();
+	teardown_sim();
+}
+
+/* Two packets that never arrive, well within the sender's limit: it
+ * goes on sending, never silent for 4 RTOs, and the gap's credit comes
+ * back when the gap is given up.  Before, it stayed out until the
+ * transfer ended, and with it that much of B. */
+static void test_given_up_gap_within_the_limit(void **state)
+{
+	struct sird_cfg c = cfg(0);
+	struct sird_published rx;
+
+	(void)state;
+	c.unsch_bdps = 0;
+	setup_with(1, &c, &c);
+	S.black_lo = 100;
+	S.black_n = 2;
+	offer_all();
+	run(500000000ULL, 0, true);
+	assert_int_equal(S.got[0], NPKT - S.black_n);
+	sird_peer_state(S.r, 0, NULL, &rx);
+	assert_int_equal(rx.credit_reclaimed, S.black_n * (MTU + 14));
+	assert_int_equal(rx.granted, 0);
+	assert_int_equal(rx.bucket_out, 0);
 	run(S.now + 8 * RTO, 0, false);
 	expect_credit_back();
 	teardown_sim();
@@ -1138,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_receiver_restart),
 		cmocka_unit_test(test_restart_while_asking),
 		cmocka_unit_test(test_given_up_gap),
+		cmocka_unit_test(test_given_up_gap_within_the_limit),
 		cmocka_unit_test(test_burst_needs_idle),
 		cmocka_unit_test(test_first_burst_after_a_handshake),
 		cmocka_unit_test(test_trimmed_unscheduled_resent_on_credit),

@@ -89,6 +89,8 @@ static void skip_gap(struct eqt_reorder *q, const struct eqt_reorder_io *io, uin
 	}
 	if (!found)
 		return;
+	if (io->gave_up)
+		io->gave_up(io->ctx, peer, q->expected, best - q->expected);
 	q->expected = best;
 	q->gaps++;
 	drain(q, io, peer, now);
@@ -139,6 +141,9 @@ void eqt_reorder_in(struct eqt_reorder *q, struct eqt_pkt *p, const struct eqt_r
 	 * gaps until it fits (best effort, as EQDS is). */
 	while (seq - q->expected >= q->lim) {
 		if (!q->n) {
+			if (io->gave_up)
+				io->gave_up(io->ctx, peer, q->expected,
+					    seq - q->lim + 1 - q->expected);
 			q->expected = seq - q->lim + 1;
 			q->gaps++;
 			break;

@@ -31,6 +31,10 @@ struct eqt_reorder_io {
 	void		(*deliver)(void *ctx, uint32_t peer, struct eqt_pkt *p);
 	/* seq is lost: missing while later ones came */
 	void		(*lost)(void *ctx, uint32_t peer, uint32_t seq);
+	/* optional: the n seqs from `from` on were given up (timed out, or in
+	 * the way); what they carried will not come, late copies count as
+	 * duplicates */
+	void		(*gave_up)(void *ctx, uint32_t peer, uint32_t from, uint32_t n);
 };
 
 struct eqt_reorder {

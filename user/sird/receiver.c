@@ -110,6 +110,7 @@ static void rx_epoch(struct sird *s, struct sird_rxt *r)
 {
 	r->asked = r->granted = 0;
 	if (r->slot != SIRD_NO_SLOT) {
+		r->reclaimed += s->credit.s[r->slot].sb;
 		sird_rx_reclaim(&s->credit, (uint32_t)r->slot, s->credit.s[r->slot].sb);
 		s->credit.s[r->slot].rem = 0;
 	}
@@ -260,6 +261,39 @@ drop:
 	return false;
 }
 
+/* The reorder queue gave up n seqs from `from` on (core/reorder.h): the
+ * credit they went on comes back now, as for any packet found lost
+ * (credit.h), a grain each at most and no more than the sender has out (an
+ * unscheduled one took none: a grain too many, once).  A late copy is then
+ * a duplicate and gives back nothing.  Kept until the sender fell silent
+ * for 4 RTOs (sird_rx_timers()), it held B while the sender went on
+ * sending: an incast of 32 gave up 13-38 gaps a run against a B of about
+ * 8 grains, and the runs that took credit back so were the slow ones
+ * (1.12-1.35 of ideal against 1.10 for those that did not). */
+void sird_rx_gave_up(void *ctx, uint32_t peer, uint32_t from, uint32_t n)
+{
+	struct sird *s = ctx;
+	struct sird_rxt *r = s->rx[peer];
+	uint64_t c;
+
+	(void)from;
+	if (!r || r->slot == SIRD_NO_SLOT)
+		return;
+	c = (uint64_t)n * s->credit.grain;
+	/* What the silence rule took back already was theirs, if the gap
+	 * held the sender at its limit: not taken twice. */
+	if (r->silence_back) {
+		uint64_t had = c < r->silence_back ? c : r->silence_back;
+
+		r->silence_back -= had;
+		c -= had;
+	}
+	if (c > s->credit.s[r->slot].sb)
+		c = s->credit.s[r->slot].sb;
+	r->reclaimed += c;
+	sird_rx_reclaim(&s->credit, (uint32_t)r->slot, c);
+}
+
 /* The reorder queue found seq missing while later ones came: NACKed as
  * lost (no trimming switch said so); the resend goes on its first credit. */
 void sird_rx_lost(void *ctx, uint32_t peer, uint32_t seq)
@@ -287,10 +321,12 @@ uint64_t sird_rx_timers(struct sird *s, uint32_t peer, uint64_t now)
 	 * or its grants were lost (the next count brings them, and the sender
 	 * spends them beyond what we count: once, and less than its limit).
 	 * Back to the bucket, so that it returns to 0 when all is idle and a
-	 * sender that still asks is granted again.  Not per given-up gap as
-	 * well: what this rule took back already would be taken twice. */
+	 * sender that still asks is granted again.  A given-up gap's credit
+	 * came back when it was given up (sird_rx_gave_up()). */
 	if (r->slot != SIRD_NO_SLOT && s->credit.s[r->slot].sb &&
 	    now > r->last_data_ns + 4 * s->cfg.rto_ns) {
+		r->reclaimed += s->credit.s[r->slot].sb;
+		r->silence_back += s->credit.s[r->slot].sb;
 		sird_rx_reclaim(&s->credit, (uint32_t)r->slot, s->credit.s[r->slot].sb);
 		/* The silence starts again: what is granted from now on is
 		 * on its way, not lost. */

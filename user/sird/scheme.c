@@ -90,7 +90,7 @@ struct sird *sird_new(const struct sird_cfg *cfg, const struct eqt_io *io, struc
 	}
 	for (uint32_t i = 0; i < SIRD_MAX_SENDERS; i++)
 		s->slot_peer[i] = cfg->npeers;
-	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, sird_rx_lost };
+	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, sird_rx_lost, sird_rx_gave_up };
 	burst = cfg->link_bps / 8 * (cfg->burst_ns ? cfg->burst_ns : 150000) / 1000000000ULL;
 	if (burst < 4ULL * cfg->mtu)
 		burst = 4ULL * cfg->mtu;
@@ -257,6 +257,7 @@ void sird_peer_state(const struct sird *s, uint32_t peer, struct eq_agent_peer *
 			own->csn_seen = r->csn_seen;
 			own->ce_seen = r->ce_seen;
 			own->credit_sent = r->credit_sent;
+			own->credit_reclaimed = r->reclaimed;
 			if (r->slot != SIRD_NO_SLOT) {
 				own->granted = s->credit.s[r->slot].sb;
 				own->limit = sird_limit_bytes(&s->credit.s[r->slot].lim);

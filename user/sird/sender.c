@@ -369,6 +369,7 @@ uint64_t sird_tx_timers(struct sird *s, uint32_t peer, uint64_t now)
 	 * took it back (receiver.c), so it is gone here too. */
 	if (held_of(t) && !eqt_tx_backlog(&t->c) && !t->c.infl.n &&
 	    now > t->last_use_ns + 4 * s->cfg.rto_ns) {
+		t->pub.credit_dropped += held_of(t);
 		s->held -= held_of(t);
 		t->spent = t->granted;
 	}

@@ -55,11 +55,15 @@ struct sird_published {
 	uint64_t	csn_sent;	/* DATA sent with csn */
 	uint64_t	rts_sent;	/* requests without DATA */
 	uint64_t	bad_credit;	/* CREDIT beyond what we asked: ignored */
+	uint64_t	credit_dropped;	/* held with nothing to spend it on for 4
+					 * RTOs: given up (bytes) */
 	/* as the peer's receiver */
 	uint64_t	granted;	/* credit outstanding to it (its sb) */
 	uint64_t	limit;		/* what it may have outstanding (its bucket) */
 	uint64_t	csn_seen, ce_seen;	/* DATA that came with csn, CE */
 	uint64_t	credit_sent;	/* bytes granted to it */
+	uint64_t	credit_reclaimed;	/* ... taken back unspent: it sent no
+					 * DATA for 4 RTOs, or a new epoch */
 	uint64_t	bucket_out;	/* the agent's outstanding credit, all senders
 					 * (SIRD's b; not "bucket_b": Prometheus
 					 * reads "_b" as an abbreviated unit) */

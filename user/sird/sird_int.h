@@ -46,6 +46,9 @@ struct sird_rxt {
 	uint64_t		rtt_ns;		/* the loop RTT its sender reports */
 	uint64_t		last_data_ns, last_use_ns;
 	uint64_t		csn_seen, ce_seen, credit_sent;
+	uint64_t		reclaimed;	/* credit taken back unspent */
+	uint64_t		silence_back;	/* ... by the silence rule, not yet
+						 * matched by a gap given up */
 };
 
 struct sird {
@@ -104,5 +107,6 @@ uint64_t sird_rx_grant(struct sird *s, uint64_t now);	/* the credit pacer */
  * (control, a trimmed header, unscheduled DATA): the pacer's to pay. */
 void sird_rx_link_used(struct sird *s, uint32_t frame_len);
 void sird_rx_lost(void *ctx, uint32_t peer, uint32_t seq);	/* the reorder queue's io */
+void sird_rx_gave_up(void *ctx, uint32_t peer, uint32_t from, uint32_t n);
 
 #endif

@@ -66,7 +66,7 @@ struct smartt *smartt_new(const struct smartt_cfg *cfg, const struct eqt_io *io,
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, smt_rx_lost };
+	s->rio = (struct eqt_reorder_io){ s, pool, rio_deliver, smt_rx_lost, NULL };
 	{
 		uint64_t burst = cfg->link_bps / 8 * (cfg->burst_ns ? cfg->burst_ns : 150000) /
 				 1000000000ULL;
