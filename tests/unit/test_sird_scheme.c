@@ -444,70 +444,60 @@ static void run(uint64_t until, uint64_t flush_at, bool stop)
 
 static void expect_credit_back(void);
 
-/* Packets that never arrive, however often they are sent: the reorder
- * queue gives their gap up, and the credit they went on must come back.
- * Kept (as it was, seen on the fabric), the sender's share stayed at its
- * limit with nothing on the way: no grant ever again, the sender asking
- * for ever.  UnschT 0: every packet goes on credit. */
+/* A gap of black_n packets that never arrive, however often they are
+ * sent (UnschT 0: every packet goes on credit): the transfer completes
+ * without them, and their credit came back once, either when the reorder
+ * queue gave the gap up or by the silence rule (when the gap held the
+ * sender at its limit), not both.  When its transfer was done. */
+static uint64_t given_up_gap(struct sird_cfg *c, uint32_t black_n)
+{
+	struct sird_published rx;
+
+	c->unsch_bdps = 0;
+	setup_with(1, c, c);
+	S.black_lo = 100;
+	S.black_n = black_n;
+	offer_all();
+	run(500000000ULL, 0, true);
+	assert_int_equal(S.got[0], NPKT - S.black_n);
+	assert_int_equal(S.refused, 0);
+	sird_peer_state(S.r, 0, NULL, &rx);
+	assert_int_equal(rx.credit_reclaimed, S.black_n * (MTU + 14));
+	assert_int_equal(rx.granted, 0);
+	assert_int_equal(rx.bucket_out, 0);
+	return S.done_at[0];
+}
+
+/* About the sender's whole limit (4.3 grains) lost: kept (as it was, seen
+ * on the fabric), the sender's share stayed at its limit with nothing on
+ * the way: no grant ever again, the sender asking for ever. */
 static void test_given_up_gap(void **state)
 {
 	struct sird_cfg c = cfg(0);
 	uint64_t done;
 
 	(void)state;
-	c.unsch_bdps = 0;
-	setup_with(1, &c, &c);
-	S.black_lo = 100;
-	S.black_n = 4;		/* about the sender's whole limit (4.3 grains) */
-	offer_all();
-	run(500000000ULL, 0, true);
-	done = S.done_at[0];
+	done = given_up_gap(&c, 4);
 	printf("# a gap of %u given up: done at %.2f ms (the reorder timeout %.1f ms), lost %u\n",
 	       S.black_n, done / 1e6, c.reorder_ns / 1e6, S.data_lost);
-	assert_int_equal(S.got[0], NPKT - S.black_n);
-	assert_int_equal(S.refused, 0);
 	/* Within the gap's timeout and the transfer's time, not an RTO
 	 * backoff or 4 RTOs of silence on top. */
 	assert_true(done > 0 && done < c.reorder_ns + 20000000ULL);
-	/* The gap's credit came back when it was given up, not after the
-	 * sender fell silent for 4 RTOs: kept, it held B while a sender went
-	 * on sending (an incast's stalls, docs/sird.md). */
-	{
-		struct sird_published rx;
-
-		sird_peer_state(S.r, 0, NULL, &rx);
-		/* Once: by the silence rule (the gap held the sender at its
-		 * limit) or when the gap went, not both. */
-		assert_int_equal(rx.credit_reclaimed, S.black_n * (MTU + 14));
-		assert_int_equal(rx.granted, 0);
-		assert_int_equal(rx.bucket_out, 0);
-	}
 	run(S.now + 8 * RTO, 0, false);
 	expect_credit_back();
 	teardown_sim();
 }
 
-/* Two packets that never arrive, well within the sender's limit: it
- * goes on sending, never silent for 4 RTOs, and the gap's credit comes
- * back when the gap is given up.  Before, it stayed out until the
- * transfer ended, and with it that much of B. */
+/* Two packets lost, well within the sender's limit: it goes on sending,
+ * never silent for 4 RTOs, and the gap's credit comes back when the gap
+ * is given up.  Before, it stayed out until the transfer ended, and with
+ * it that much of B (given_up_gap() checks it at the end). */
 static void test_given_up_gap_within_the_limit(void **state)
 {
 	struct sird_cfg c = cfg(0);
-	struct sird_published rx;
 
 	(void)state;
-	c.unsch_bdps = 0;
-	setup_with(1, &c, &c);
-	S.black_lo = 100;
-	S.black_n = 2;
-	offer_all();
-	run(500000000ULL, 0, true);
-	assert_int_equal(S.got[0], NPKT - S.black_n);
-	sird_peer_state(S.r, 0, NULL, &rx);
-	assert_int_equal(rx.credit_reclaimed, S.black_n * (MTU + 14));
-	assert_int_equal(rx.granted, 0);
-	assert_int_equal(rx.bucket_out, 0);
+	given_up_gap(&c, 2);
 	run(S.now + 8 * RTO, 0, false);
 	expect_credit_back();
 	teardown_sim();

@@ -424,6 +424,22 @@ static void test_one_sender_fills_the_link(void **state)
 	teardown_sim();
 }
 
+/* n senders with REPS over 8 entropies (rng seed `seed`); TC's buckets of
+ * the first sender and of the receiver in sb and rb, for the paths the
+ * agents give TC. */
+static void reps_setup(struct smartt_cfg *c, int n, uint64_t seed, struct eq_credit *sb,
+		       struct eq_credit *rb)
+{
+	rng_state = seed;
+	c->entropies = 8;
+	setup_with(n, c);
+	memset(sb, 0, MAXS * sizeof(*sb));
+	memset(rb, 0, MAXS * sizeof(*rb));
+	smartt_set_bucket(S.s[0], sb);
+	smartt_set_bucket(S.r, rb);
+	S.entropies = 8;
+}
+
 /* REPS (reps.h) on the scheme's DATA: exploration over the first BDP in
  * turn, every ACK echoing its packet's path, and two black-holed paths of
  * eight left: oblivious spraying would send a quarter of the packets into
@@ -435,14 +451,7 @@ static void test_reps_leaves_dead_paths(void **state)
 	static struct eq_credit sb[MAXS], rb[MAXS];
 
 	(void)state;
-	rng_state = 3;
-	c.entropies = 8;
-	setup_with(1, &c);
-	memset(sb, 0, sizeof(sb));
-	memset(rb, 0, sizeof(rb));
-	smartt_set_bucket(S.s[0], sb);
-	smartt_set_bucket(S.r, rb);
-	S.entropies = 8;
+	reps_setup(&c, 1, 3, sb, rb);
 	S.dead_mod = 4;			/* paths 1 and 5 */
 	offer_all();
 	run(4000000000ULL, 0);
@@ -489,14 +498,7 @@ static void test_reps_leaves_dead_ways_back(void **state)
 	uint64_t named = 0;
 
 	(void)state;
-	rng_state = 5;
-	c.entropies = 8;
-	setup_with(4, &c);	/* an incast: marks send REPS to fresh entropies */
-	memset(sb, 0, sizeof(sb));
-	memset(rb, 0, sizeof(rb));
-	smartt_set_bucket(S.s[0], sb);
-	smartt_set_bucket(S.r, rb);
-	S.entropies = 8;
+	reps_setup(&c, 4, 5, sb, rb);	/* an incast: marks send REPS to fresh entropies */
 	S.back_mod = 4;			/* paths 2 and 6 */
 	S.back_from = 2000000;		/* 2 ms: 100 round trips in */
 	S.ack_jitter = 14000;
