@@ -248,6 +248,10 @@ bool sird_rx_packet(struct sird *s, uint32_t peer, const struct eqt_hdr *h, stru
 	eqt_reorder_late(&r->c.q, seq, h->flags & EQ_F_RTX);
 	dup = r->c.q.dup;
 	eqt_reorder_in(&r->c.q, p, &s->rio, peer, now);
+	/* Nothing waits behind a gap: what the silence rule took back has no
+	 * gap left to be matched by, and must not discount a later one. */
+	if (!r->c.q.n)
+		r->silence_back = 0;
 	/* A packet that came for the first time gives its credit back (if
 	 * it went on credit) and teaches its sender's limits. */
 	if (r->c.q.dup == dup && r->slot != SIRD_NO_SLOT)
