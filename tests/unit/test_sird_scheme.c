@@ -22,7 +22,9 @@
  * trimming switch, forged credit ignored, csn from a
  * sender that cannot spend its credit, a credit pacer that pays for the
  * frames that came without credit, and a receiver restart survived,
- * mid-transfer or while a sender waits for credit; credit all back to 0
+ * mid-transfer or while a sender waits for credit, a given-up gap's
+ * credit back once (not again by the silence rule, nor discounted by
+ * what the silence rule took for another); credit all back to 0
  * at the end, every packet back in its pool.
  */
 #include "testlib.h"
@@ -93,6 +95,9 @@ static struct sim {
 					 * twice this (at random) before the sender
 					 * acts on them: its agent's reaction time */
 	uint64_t	ctl_last[MAXS];	/* ... and acts on them in order */
+	uint32_t	once_lo, once_n;	/* sender 0's ids lost on their first send */
+	uint64_t	asleep_to;	/* sender 0's agent runs not before then:
+					 * what comes for it waits */
 } S;
 
 /* What sender i's receiver can get: all but its black-holed packets. */
@@ -166,6 +171,10 @@ static void s_data(void *ctx, uint32_t peer, struct eqt_pkt *p, const struct eqt
 		S.data_lost++;
 		return;
 	}
+	if (i == 0 && e.id - S.once_lo < S.once_n && !(h->flags & EQ_F_RTX)) {
+		S.data_lost++;
+		return;
+	}
 	if (i == 0 && e.id - S.black_lo < S.black_n) {
 		S.data_lost++;
 		return;		/* never arrives, however often it is sent */
@@ -220,6 +229,8 @@ static void r_ctl(void *ctx, uint32_t peer, const struct eqt_hdr *h)
 		assert_true(h->opts & EQT_OPT(EQ_OPT_CREDIT));
 	uint64_t t = S.now + 2 * PROP;
 
+	if (peer == 0 && t < S.asleep_to)
+		t = S.asleep_to;
 	if (S.ctl_delay) {	/* an agent acts on what came in order */
 		t += rnd32() % (2 * S.ctl_delay);
 		if (t < S.ctl_last[peer])
@@ -430,7 +441,8 @@ static void run(uint64_t until, uint64_t flush_at, bool stop)
 		uint64_t d = sird_run(S.r, S.now);
 
 		for (int i = 0; i < S.n; i++) {
-			uint64_t x = sird_run(S.s[i], S.now);
+			uint64_t x = i == 0 && S.now < S.asleep_to ? S.asleep_to :
+				     sird_run(S.s[i], S.now);
 
 			if (x < d)
 				d = x;
@@ -498,6 +510,49 @@ static void test_given_up_gap_within_the_limit(void **state)
 
 	(void)state;
 	given_up_gap(&c, 2);
+	run(S.now + 8 * RTO, 0, false);
+	expect_credit_back();
+	teardown_sim();
+}
+
+/* The silence rule takes back the credit of packets lost at a burst's
+ * tail (no later packet: no gap), while the sender's agent does not run
+ * to resend them; its resends then fill the tail in order.  A gap given
+ * up later, in the next burst, gives its credit back whole: what the
+ * silence rule took was the tail's, not this gap's.  It was kept, and
+ * discounted the gap's, whose credit stayed out of B until the transfer
+ * was done (given_up_gap() checks it then). */
+static void test_silence_then_a_later_gap(void **state)
+{
+	struct sird_cfg c = cfg(0);
+	struct sird_published rx;
+	uint64_t silenced;
+	uint32_t first = 50;
+
+	(void)state;
+	c.unsch_bdps = 0;
+	setup_with(1, &c, &c);
+	S.once_lo = first - 2;
+	S.once_n = 2;
+	S.black_lo = 200;
+	S.black_n = 2;
+	for (uint32_t id = 0; id < first; id++)
+		offer(0, id);
+	while (S.data_sent[0] < first)
+		run(S.now + 1000, 0, false);
+	S.asleep_to = S.now + 6 * RTO;
+	run(S.asleep_to, 0, false);
+	sird_peer_state(S.r, 0, NULL, &rx);
+	silenced = rx.credit_reclaimed;
+	assert_int_equal(silenced, 2 * FRAME);	/* the tail's, by the silence rule */
+	for (uint32_t id = first; id < NPKT; id++)
+		offer(0, id);
+	run(500000000ULL, 0, true);
+	assert_int_equal(S.got[0], NPKT - S.black_n);
+	sird_peer_state(S.r, 0, NULL, &rx);
+	assert_int_equal(rx.credit_reclaimed, silenced + S.black_n * FRAME);
+	assert_int_equal(rx.granted, 0);
+	assert_int_equal(rx.bucket_out, 0);
 	run(S.now + 8 * RTO, 0, false);
 	expect_credit_back();
 	teardown_sim();
@@ -1168,6 +1223,7 @@ int main(void)
 		cmocka_unit_test(test_restart_while_asking),
 		cmocka_unit_test(test_given_up_gap),
 		cmocka_unit_test(test_given_up_gap_within_the_limit),
+		cmocka_unit_test(test_silence_then_a_later_gap),
 		cmocka_unit_test(test_burst_needs_idle),
 		cmocka_unit_test(test_first_burst_after_a_handshake),
 		cmocka_unit_test(test_trimmed_unscheduled_resent_on_credit),
