@@ -218,6 +218,8 @@ struct eq_scheme_settings {
 		__u32	reps;		/* smartt.reps: 1 REPS picks each DATA
 					 * packet's path, 0 TC's entropy does */
 		__u32	entropies;	/* smartt.entropies: REPS's set */
+		__u32	paths_kept;	/* smartt.paths_kept: REPS's working set,
+					 * 0 none */
 	} smartt;
 	struct {
 		__u32	b_pct;		/* sird.b: the receiver's credit bucket B,

@@ -178,6 +178,77 @@ static void proven__by_a_clean_ack_only(void **state)
 	assert_false(smartt_reps_proven(&r, 99));
 }
 
+/* The working set (smartt.paths_kept): the entropies whose ACKs came
+ * back, marked or clean, up to `keep`; a mark or a loss moves to the
+ * next of them in turn (never the one just left) once it is full, and
+ * to a fresh one while it is not.  A loss named on one takes it out, and
+ * the next mark tries a fresh one to fill its place. */
+static void working_set__a_mark_moves_within_it(void **state)
+{
+	struct smartt_reps r;
+
+	assert_int_equal(smartt_reps_init(&r, 256, 4 * PKT), 0);
+	smartt_reps_keep(&r, 3);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(smartt_reps_on_send(&r, PKT), i);	/* explore */
+	smartt_reps_on_ack(&r, 0, false);
+	smartt_reps_on_ack(&r, 1, true);	/* marked, but it came back */
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 4);	/* not full: fresh */
+	smartt_reps_on_ack(&r, 2, false);
+	assert_int_equal(r.nknown, 3);
+	smartt_reps_on_ack(&r, 3, false);	/* no room: not kept */
+	assert_int_equal(r.nknown, 3);
+	/* Full: in turn among 0, 1, 2, never the one marked. */
+	smartt_reps_on_ack(&r, 3, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	smartt_reps_on_ack(&r, 1, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);
+	smartt_reps_on_ack(&r, 2, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
+	smartt_reps_on_loss(&r);		/* a loss too */
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	smartt_reps_on_ack(&r, 0, true);	/* the turn goes on from 1 */
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);
+	/* A loss named on 0: out, not kept again by a late ACK, and the
+	 * next mark fills its place. */
+	assert_true(smartt_reps_on_path_lost(&r, 0));
+	assert_int_equal(r.nknown, 2);
+	smartt_reps_on_ack(&r, 0, false);
+	assert_int_equal(r.nknown, 2);
+	smartt_reps_on_ack(&r, 2, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 5);
+	smartt_reps_on_ack(&r, 5, false);
+	assert_int_equal(r.nknown, 3);
+	/* A restart forgets it; keep 0 is the seed's rule. */
+	smartt_reps_restart(&r);
+	assert_int_equal(r.nknown, 0);
+	assert_int_equal(smartt_reps_init(&r, 256, 2 * PKT), 0);
+	smartt_reps_keep(&r, 0);
+	smartt_reps_on_send(&r, PKT);
+	smartt_reps_on_send(&r, PKT);
+	smartt_reps_on_ack(&r, 0, false);
+	smartt_reps_on_ack(&r, 0, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);
+	assert_int_equal(r.nknown, 0);
+	/* More than the set: all of it. */
+	smartt_reps_keep(&r, 1000);
+	assert_int_equal(r.keep, 256);
+}
+
+/* One entropy kept, and it is marked: a fresh one, not itself. */
+static void working_set__of_one(void **state)
+{
+	struct smartt_reps r;
+
+	assert_int_equal(smartt_reps_init(&r, 16, PKT), 0);
+	smartt_reps_keep(&r, 1);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
+	smartt_reps_on_ack(&r, 0, false);
+	smartt_reps_on_ack(&r, 0, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	assert_int_equal(r.nknown, 1);
+}
+
 /* 9. The entropy set is bounded and configurable. */
 static void init__bounds(void **state)
 {
@@ -225,19 +296,19 @@ struct spray_result {
  * for each (a window that stays full).  `oblivious`: every entropy in turn,
  * whatever comes back. */
 static struct spray_result spray_marked(bool oblivious, unsigned from, unsigned mark_every,
-				       bool report_paths);
+				       bool report_paths, uint32_t keep);
 
 static struct spray_result spray(bool oblivious, unsigned from)
 {
-	return spray_marked(oblivious, from, 0, false);
+	return spray_marked(oblivious, from, 0, false, 0);
 }
 
 /* mark_every: every so many ACKs comes back CE-marked (congestion on
  * every path), which sends REPS to a fresh entropy; report_paths: each
  * loss names the entropy it went by (smartt_reps_on_path_lost()), as the
- * receiver's LOST NACK lets the sender do. */
+ * receiver's LOST NACK lets the sender do; keep: the working set's size. */
 static struct spray_result spray_marked(bool oblivious, unsigned from, unsigned mark_every,
-				       bool report_paths)
+				       bool report_paths, uint32_t keep)
 {
 	static struct ev due[SLOTS + RTO_RTTS * W + 1][16];
 	static unsigned ndue[SLOTS + RTO_RTTS * W + 1];
@@ -247,6 +318,7 @@ static struct spray_result spray_marked(bool oblivious, unsigned from, unsigned 
 
 	memset(ndue, 0, sizeof(ndue));
 	assert_int_equal(smartt_reps_init(&r, 256, W * PKT), 0);
+	smartt_reps_keep(&r, keep);
 	for (unsigned t = 0; t < SLOTS; t++) {
 		unsigned sends = t < W ? 1 : 0;
 
@@ -309,8 +381,8 @@ static void spray__leaves_a_dead_path(void **state)
 static void spray__marks_everywhere_losses_named(void **state)
 {
 	unsigned from = DEAD + 10 * W;
-	struct spray_result seed = spray_marked(false, from, 4, false),
-			    named = spray_marked(false, from, 4, true);
+	struct spray_result seed = spray_marked(false, from, 4, false, 0),
+			    named = spray_marked(false, from, 4, true, 0);
 
 	print_message("marks on 1 ACK in 4: the seed's REPS %u drops (%u of %u sends 10 RTTs "
 		      "after), with losses named %u (%u of %u)\n", seed.drops, seed.late_dead,
@@ -319,6 +391,25 @@ static void spray__marks_everywhere_losses_named(void **state)
 	assert_true(named.drops * 3 <= seed.drops);
 	/* once each, and once per entropy let back (6 in 390 round trips) */
 	assert_true(named.drops <= 64 + 390 / SMARTT_REPS_READMIT_BDPS + 1);
+}
+
+/* The same marks with a working set of 16: a mark moves within it, so
+ * after the first BDP's exploration a fresh entropy is tried only to
+ * replace one the dead path took.  The dead path costs what of the set
+ * led into it when it died, and what of the replacements does, not one
+ * packet per entropy of the 256 that leads into it. */
+static void spray__a_working_set_tries_few(void **state)
+{
+	unsigned from = DEAD + 10 * W;
+	struct spray_result named = spray_marked(false, from, 4, true, 0),
+			    kept = spray_marked(false, from, 4, true, 16);
+
+	print_message("marks on 1 ACK in 4, losses named: %u drops (%u of %u sends 10 RTTs after); "
+		      "with a working set of 16, %u (%u of %u)\n", named.drops, named.late_dead,
+		      named.late, kept.drops, kept.late_dead, kept.late);
+	assert_true(kept.late >= named.late);		/* as much sent */
+	assert_true(kept.late_dead * 100 < kept.late);
+	assert_true(kept.drops * 2 <= named.drops);
 }
 
 int main(void)
@@ -331,9 +422,12 @@ int main(void)
 		cmocka_unit_test(restart__explores_again),
 		cmocka_unit_test(lost_path__skipped_until_let_back),
 		cmocka_unit_test(proven__by_a_clean_ack_only),
+		cmocka_unit_test(working_set__a_mark_moves_within_it),
+		cmocka_unit_test(working_set__of_one),
 		cmocka_unit_test(init__bounds),
 		cmocka_unit_test(spray__leaves_a_dead_path),
 		cmocka_unit_test(spray__marks_everywhere_losses_named),
+		cmocka_unit_test(spray__a_working_set_tries_few),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,6 +88,7 @@ static const struct eq_setting smartt_settings[] = {
 		  schemes.smartt.base_rtt_ns),
 	WORDS("smartt.reps", NULL, on_off, 1, schemes.smartt.reps),
 	UINT("smartt.entropies", 1, 4096, "entropies", 1, 256, schemes.smartt.entropies),
+	UINT("smartt.paths_kept", 0, 4096, "entropies", 1, 0, schemes.smartt.paths_kept),
 };
 
 /* SIRD (docs/sird.md): the paper's defaults, in units of a BDP. */

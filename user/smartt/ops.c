@@ -49,6 +49,7 @@ static void cfg_from(const struct eq_config *c, struct smartt_cfg *m)
 	smartt_nscc_settings_default(&m->nscc_rules);
 	m->nscc_rules.trimming = m->rules.trimming;
 	m->entropies = c->schemes.smartt.reps ? c->schemes.smartt.entropies : 0;
+	m->paths_kept = c->schemes.smartt.paths_kept;
 }
 
 static void *create(const struct eqt_env *env, char *err, size_t len)

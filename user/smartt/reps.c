@@ -14,11 +14,18 @@ int smartt_reps_init(struct smartt_reps *r, uint32_t n, uint64_t bdp)
 	return 0;
 }
 
+void smartt_reps_keep(struct smartt_reps *r, uint32_t keep)
+{
+	r->keep = keep < r->n ? keep : r->n;
+}
+
 void smartt_reps_restart(struct smartt_reps *r)
 {
 	r->sent = 0;
 	r->tried = 0;
 	r->have_cached = false;
+	memset(r->known, 0, sizeof(r->known));
+	r->nknown = 0;
 }
 
 static bool was_lost_on(const struct smartt_reps *r, uint32_t e)
@@ -62,6 +69,59 @@ static uint32_t fresh(struct smartt_reps *r)
 	return e;
 }
 
+static bool is_known(const struct smartt_reps *r, uint32_t e)
+{
+	return r->known[e / 64] & (1ULL << (e % 64));
+}
+
+/* Its round trip works: into the working set, if there is room. */
+static void know(struct smartt_reps *r, uint32_t e)
+{
+	if (r->nknown >= r->keep || is_known(r, e) || was_lost_on(r, e))
+		return;
+	r->known[e / 64] |= 1ULL << (e % 64);
+	r->nknown++;
+}
+
+static void unknow(struct smartt_reps *r, uint32_t e)
+{
+	if (!is_known(r, e))
+		return;
+	r->known[e / 64] &= ~(1ULL << (e % 64));
+	r->nknown--;
+}
+
+/* The working set's next after `from`, in turn (it holds one). */
+static uint32_t next_known(const struct smartt_reps *r, uint32_t from)
+{
+	uint32_t e = from + 1 < r->n ? from + 1 : 0;
+
+	for (;;) {
+		uint64_t w = r->known[e / 64] >> (e % 64);
+
+		if (w)
+			return e + (uint32_t)__builtin_ctzll(w);
+		e = (e / 64 + 1) * 64;
+		if (e >= r->n)
+			e = 0;
+	}
+}
+
+/* Another entropy than `left`: the working set's next once it is full,
+ * else a fresh one, which joins it if its ACK comes back. */
+static uint32_t other(struct smartt_reps *r, uint32_t left)
+{
+	uint32_t e;
+
+	if (!r->keep || r->nknown < r->keep || (r->nknown == 1 && is_known(r, left)))
+		return fresh(r);
+	e = next_known(r, r->turn);
+	if (e == left)
+		e = next_known(r, e);
+	r->turn = e;
+	return e;
+}
+
 uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
 {
 	bool explore = r->sent < r->explore_bytes && r->tried < r->n;
@@ -82,11 +142,15 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
 
 void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
 {
-	if (ecn || entropy >= r->n) {
-		/* Marked: that path is congested; the next send takes a fresh
-		 * one.  (An entropy we never use is a peer's mistake.) */
-		r->cached = fresh(r);
+	if (entropy >= r->n) {
+		r->cached = fresh(r);	/* one we never use: a peer's mistake */
+	} else if (ecn) {
+		/* Marked: that path is congested (and works); the next send
+		 * takes another. */
+		know(r, entropy);
+		r->cached = other(r, entropy);
 	} else {
+		know(r, entropy);
 		r->cached = entropy;
 		r->clean = entropy;
 		r->have_clean = true;
@@ -97,7 +161,7 @@ void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
 void smartt_reps_on_loss(struct smartt_reps *r)
 {
 	if (r->have_cached)
-		r->cached = fresh(r);
+		r->cached = other(r, r->cached);
 }
 
 bool smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
@@ -108,9 +172,10 @@ bool smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
 		r->lost_sent = 0;
 	r->lost_on[entropy / 64] |= 1ULL << (entropy % 64);
 	r->nlost++;
+	unknow(r, entropy);
 	if (r->have_clean && r->clean == entropy)
 		r->have_clean = false;
 	if (r->have_cached && r->cached == entropy)
-		r->cached = fresh(r);
+		r->cached = other(r, entropy);
 	return true;
 }

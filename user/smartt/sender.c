@@ -77,8 +77,10 @@ struct smt_tx *smt_tx_get(struct smartt *s, uint32_t peer, uint64_t now)
 	}
 	t->c.used = s->last_seq[peer] != 0;
 	/* The entropy count was checked at create: cannot fail. */
-	if (s->cfg.entropies)
+	if (s->cfg.entropies) {
 		smartt_reps_init(&t->reps, s->cfg.entropies, bdp_of(s, brtt));
+		smartt_reps_keep(&t->reps, s->cfg.paths_kept);
+	}
 	params_for(s, t, brtt, false, now);
 	smartt_win_init(&t->w, &t->p);
 	smartt_nscc_init(&t->n, &t->np, now);

@@ -30,6 +30,7 @@ struct smartt_cfg {
 	bool		nscc;			/* UEC's NSCC rules instead (nscc.h) */
 	uint32_t	entropies;		/* REPS's set (reps.h); 0: REPS off,
 						 * each packet keeps TC's entropy */
+	uint32_t	paths_kept;		/* REPS's working set (reps.h); 0: none */
 	struct smartt_nscc_settings nscc_rules;
 };
 
