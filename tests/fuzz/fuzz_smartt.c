@@ -262,6 +262,8 @@ static void setup(uint8_t how)
 	c.nscc = how & 16;
 	/* how & 32: REPS over 16 paths (smartt.reps, smartt.entropies) */
 	c.entropies = how & 32 ? 16 : 0;
+	/* how & 64: with a working set of 4 of them (smartt.paths_kept) */
+	c.paths_kept = how & 64 ? 4 : 0;
 	now = 1000000;
 	memset(arr_state, 0, nserial < SERIALS ? nserial : SERIALS);
 	nserial = 0;
