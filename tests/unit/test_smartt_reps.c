@@ -235,6 +235,38 @@ static void working_set__a_mark_moves_within_it(void **state)
 	assert_int_equal(r.keep, 256);
 }
 
+/* The set is refreshed one entropy at a time, one per 64 BDPs sent while
+ * it is full: the next in turn leaves it, its ACKs do not bring it back,
+ * and the next mark tries a fresh one, which takes its place. */
+static void working_set__refreshed_one_at_a_time(void **state)
+{
+	struct smartt_reps r;
+
+	assert_int_equal(smartt_reps_init(&r, 256, PKT), 0);	/* a BDP: 1 packet */
+	smartt_reps_keep(&r, 2);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
+	smartt_reps_on_ack(&r, 0, false);
+	smartt_reps_on_ack(&r, 0, true);			/* not full: fresh */
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	smartt_reps_on_ack(&r, 1, false);
+	assert_int_equal(r.nknown, 2);
+	/* Full from here: 64 BDPs later, one leaves (the next in turn
+	 * after 0: 1). */
+	for (int i = 0; i < SMARTT_REPS_READMIT_BDPS - 1; i++)
+		assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	assert_int_equal(r.nknown, 2);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+	assert_int_equal(r.nknown, 1);
+	smartt_reps_on_ack(&r, 1, false);		/* its ACKs keep it out */
+	assert_int_equal(r.nknown, 1);
+	smartt_reps_on_ack(&r, 1, true);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 2);	/* tried in its place */
+	smartt_reps_on_ack(&r, 2, false);
+	assert_int_equal(r.nknown, 2);
+	assert_true(r.known[0] & (1u << 2));
+	assert_false(r.known[0] & (1u << 1));
+}
+
 /* One entropy kept, and it is marked: a fresh one, not itself. */
 static void working_set__of_one(void **state)
 {
@@ -423,6 +455,7 @@ int main(void)
 		cmocka_unit_test(lost_path__skipped_until_let_back),
 		cmocka_unit_test(proven__by_a_clean_ack_only),
 		cmocka_unit_test(working_set__a_mark_moves_within_it),
+		cmocka_unit_test(working_set__refreshed_one_at_a_time),
 		cmocka_unit_test(working_set__of_one),
 		cmocka_unit_test(init__bounds),
 		cmocka_unit_test(spray__leaves_a_dead_path),

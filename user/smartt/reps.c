@@ -26,6 +26,8 @@ void smartt_reps_restart(struct smartt_reps *r)
 	r->have_cached = false;
 	memset(r->known, 0, sizeof(r->known));
 	r->nknown = 0;
+	r->refresh_sent = 0;
+	r->have_retired = false;
 }
 
 static bool was_lost_on(const struct smartt_reps *r, uint32_t e)
@@ -77,7 +79,8 @@ static bool is_known(const struct smartt_reps *r, uint32_t e)
 /* Its round trip works: into the working set, if there is room. */
 static void know(struct smartt_reps *r, uint32_t e)
 {
-	if (r->nknown >= r->keep || is_known(r, e) || was_lost_on(r, e))
+	if (r->nknown >= r->keep || is_known(r, e) || was_lost_on(r, e) ||
+	    (r->have_retired && r->retired == e))
 		return;
 	r->known[e / 64] |= 1ULL << (e % 64);
 	r->nknown++;
@@ -130,6 +133,13 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
 	r->sent += bytes;
 	if (r->nlost && (r->lost_sent += bytes) >= SMARTT_REPS_READMIT_BDPS * r->explore_bytes)
 		let_one_back(r);
+	if (r->keep && r->nknown >= r->keep &&
+	    (r->refresh_sent += bytes) >= SMARTT_REPS_READMIT_BDPS * r->explore_bytes) {
+		r->refresh_sent = 0;
+		r->retired = next_known(r, r->turn);
+		r->have_retired = true;
+		unknow(r, r->retired);
+	}
 	/* Exploring, or nothing came back clean yet: every packet a path
 	 * of its own.  (The paper reuses its cache slot, 0 at the start,
 	 * once the first BDP is out: a path it never heard from.) */

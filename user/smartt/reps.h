@@ -32,7 +32,9 @@
  * about 900 lost for eight flows; a set of 32 entropies in all (smaller
  * than the fabric's paths would need elsewhere) lost 481.  The working
  * set bounds what is tried to `keep` and the replacements of what the
- * hole took, whatever the set of entropies is.
+ * hole took, whatever the set of entropies is.  It is refreshed slowly
+ * (below): without that, a link that healed was never used again, the
+ * set full of the others.
  *
  * Pure C, no clock: what happens is driven by the sends and the feedback.
  */
@@ -69,6 +71,13 @@ struct smartt_reps {
 	uint64_t	known[SMARTT_REPS_MAX / 64];
 	uint32_t	nknown;
 	uint32_t	turn;		/* the last one of it handed out */
+	/* ... refreshed one at a time, one per SMARTT_REPS_READMIT_BDPS
+	 * sent: the next in turn leaves it (and is not taken back by its
+	 * ACKs), so that the next mark tries a fresh one, and a path that
+	 * healed or was never tried is found again. */
+	uint64_t	refresh_sent;
+	uint32_t	retired;
+	bool		have_retired;
 };
 
 /* n entropies (1 .. SMARTT_REPS_MAX; the paper's 256), exploring over the
