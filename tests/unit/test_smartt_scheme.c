@@ -486,6 +486,42 @@ static void test_reps_leaves_dead_paths(void **state)
 	teardown_sim();
 }
 
+/* REPS's working set (smartt.paths_kept): four senders to one receiver,
+ * so that marks come, and two of eight paths black holes from the start.
+ * Without it every mark takes the next fresh entropy in turn, and the
+ * dead ones come round again as they are let back; with a set of 3, a
+ * mark moves among the entropies that came back. */
+static unsigned reps_incast_dead_sends(uint32_t keep, uint32_t *kept)
+{
+	struct smartt_cfg c = cfg(true, 200000);
+	static struct eq_credit sb[MAXS], rb[MAXS];
+	unsigned dead;
+
+	c.paths_kept = keep;
+	reps_setup(&c, 4, 7, sb, rb);
+	S.dead_mod = 4;			/* paths 1 and 5 */
+	offer_all();
+	run(4000000000ULL, 0);
+	expect_complete(true);
+	*kept = S.s[0]->tx[0]->reps.keep;
+	dead = S.dead_sends;
+	teardown_sim();
+	return dead;
+}
+
+static void test_reps_working_set(void **state)
+{
+	uint32_t k0, k3;
+	unsigned seed = reps_incast_dead_sends(0, &k0), kept = reps_incast_dead_sends(3, &k3);
+
+	(void)state;
+	printf("# REPS, 4 -> 1, 2 dead paths of 8: %u DATA into them with the seed's rule, %u with a "
+	       "working set of 3\n", seed, kept);
+	assert_int_equal(k0, 0);
+	assert_int_equal(k3, 3);
+	assert_true(kept < seed);
+}
+
 /* The same, with the two dead paths dead only on the way back: the DATA
  * arrives, its ACK (which goes back by the DATA's entropy) does not, and
  * no LOST NACK names them.  The sender finds the ACKs lost (ackpath.h)
@@ -841,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_nscc_incast),
 		cmocka_unit_test(test_nscc_losses_without_trimming),
 		cmocka_unit_test(test_reps_leaves_dead_paths),
+		cmocka_unit_test(test_reps_working_set),
 		cmocka_unit_test(test_reps_leaves_dead_ways_back),
 		cmocka_unit_test(test_reps_reordered_acks_name_nothing),
 		cmocka_unit_test(test_edge_count_settles),
