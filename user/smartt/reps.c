@@ -25,6 +25,7 @@ void smartt_reps_restart(struct smartt_reps *r)
 	r->tried = 0;
 	r->have_cached = false;
 	memset(r->known, 0, sizeof(r->known));
+	memset(r->marked, 0, sizeof(r->marked));
 	r->nknown = 0;
 	r->refresh_sent = 0;
 	r->have_retired = false;
@@ -94,33 +95,50 @@ static void unknow(struct smartt_reps *r, uint32_t e)
 	r->nknown--;
 }
 
-/* The working set's next after `from`, in turn (it holds one). */
-static uint32_t next_known(const struct smartt_reps *r, uint32_t from)
+static void set_marked(struct smartt_reps *r, uint32_t e, bool marked)
 {
-	uint32_t e = from + 1 < r->n ? from + 1 : 0;
+	if (marked)
+		r->marked[e / 64] |= 1ULL << (e % 64);
+	else
+		r->marked[e / 64] &= ~(1ULL << (e % 64));
+}
 
-	for (;;) {
-		uint64_t w = r->known[e / 64] >> (e % 64);
+/* The working set's next after `from`, in turn, other than `skip`, and
+ * unmarked if `unmarked`; SMARTT_REPS_MAX if there is none. */
+static uint32_t next_known(const struct smartt_reps *r, uint32_t from, uint32_t skip,
+			   bool unmarked)
+{
+	uint32_t e = from + 1 < r->n ? from + 1 : 0, words = (r->n + 63) / 64;
 
+	/* Every word once, and the first again for the bits before `from`. */
+	for (uint32_t i = 0; i <= words; i++) {
+		uint64_t w = r->known[e / 64] & (unmarked ? ~r->marked[e / 64] : ~0ULL);
+
+		if (skip / 64 == e / 64)
+			w &= ~(1ULL << (skip % 64));
+		w >>= e % 64;
 		if (w)
 			return e + (uint32_t)__builtin_ctzll(w);
 		e = (e / 64 + 1) * 64;
 		if (e >= r->n)
 			e = 0;
 	}
+	return SMARTT_REPS_MAX;
 }
 
-/* Another entropy than `left`: the working set's next once it is full,
- * else a fresh one, which joins it if its ACK comes back. */
+/* Another entropy than `left`: once the working set is full, its next
+ * whose last ACK was clean (marks on all of it: congestion everywhere,
+ * and a fresh one is tried, as the seed does); while it is not full, a
+ * fresh one, which joins it if its ACK comes back. */
 static uint32_t other(struct smartt_reps *r, uint32_t left)
 {
 	uint32_t e;
 
-	if (!r->keep || r->nknown < r->keep || (r->nknown == 1 && is_known(r, left)))
+	if (!r->keep || r->nknown < r->keep)
 		return fresh(r);
-	e = next_known(r, r->turn);
-	if (e == left)
-		e = next_known(r, e);
+	e = next_known(r, r->turn, left, true);
+	if (e == SMARTT_REPS_MAX)
+		return fresh(r);
 	r->turn = e;
 	return e;
 }
@@ -136,7 +154,7 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes)
 	if (r->keep && r->nknown >= r->keep &&
 	    (r->refresh_sent += bytes) >= SMARTT_REPS_READMIT_BDPS * r->explore_bytes) {
 		r->refresh_sent = 0;
-		r->retired = next_known(r, r->turn);
+		r->retired = next_known(r, r->turn, SMARTT_REPS_MAX, false);
 		r->have_retired = true;
 		unknow(r, r->retired);
 	}
@@ -158,9 +176,11 @@ void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
 		/* Marked: that path is congested (and works); the next send
 		 * takes another. */
 		know(r, entropy);
+		set_marked(r, entropy, true);
 		r->cached = other(r, entropy);
 	} else {
 		know(r, entropy);
+		set_marked(r, entropy, false);
 		r->cached = entropy;
 		r->clean = entropy;
 		r->have_clean = true;

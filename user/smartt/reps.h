@@ -69,6 +69,7 @@ struct smartt_reps {
 	 * after each mark or loss). */
 	uint32_t	keep;
 	uint64_t	known[SMARTT_REPS_MAX / 64];
+	uint64_t	marked[SMARTT_REPS_MAX / 64];	/* its last ACK was marked */
 	uint32_t	nknown;
 	uint32_t	turn;		/* the last one of it handed out */
 	/* ... refreshed one at a time, one per SMARTT_REPS_READMIT_BDPS
