@@ -127,9 +127,11 @@ static uint32_t next_known(const struct smartt_reps *r, uint32_t from, uint32_t 
 }
 
 /* Another entropy than `left`: once the working set is full, its next
- * whose last ACK was clean (marks on all of it: congestion everywhere,
- * and a fresh one is tried, as the seed does); while it is not full, a
- * fresh one, which joins it if its ACK comes back. */
+ * whose last ACK was clean, or with marks on all of it (congestion
+ * everywhere, as at an incast's last hop, where no path is better) its
+ * next; while it is not full, a fresh one, which joins it if its ACK
+ * comes back.  A fresh one after each mark, as the seed takes, sent an
+ * incast's packets into every path in turn, the dead ones too. */
 static uint32_t other(struct smartt_reps *r, uint32_t left)
 {
 	uint32_t e;
@@ -138,7 +140,9 @@ static uint32_t other(struct smartt_reps *r, uint32_t left)
 		return fresh(r);
 	e = next_known(r, r->turn, left, true);
 	if (e == SMARTT_REPS_MAX)
-		return fresh(r);
+		e = next_known(r, r->turn, left, false);
+	if (e == SMARTT_REPS_MAX)
+		return fresh(r);	/* a set of one, just left */
 	r->turn = e;
 	return e;
 }
