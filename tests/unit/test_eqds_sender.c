@@ -507,6 +507,40 @@ static void rto__silent_receiver_does_not_stop_the_tunnel(void **state)
 	fx_free(f);
 }
 
+/* Silent, the tunnel goes on at the rate the receiver's pulls came at
+ * before (its share of the receiver's link), not at its own link rate:
+ * a pull a millisecond, then silence, and a packet a millisecond after
+ * it.  At a BDP whenever credit ran out, it sent its whole queue, as
+ * every sender of an incast did when the receiving agent was starved. */
+static void silent__goes_on_at_the_rate_its_pulls_came(void **state)
+{
+	struct fx *f = fx_new();
+	struct eqds_peer_stats st;
+	uint32_t isn, pn = 1000, n1, sent;
+
+	local(f, 200);
+	run_until(f, 100000);
+	isn = f->rec.data_seq[0];
+	/* 12 Mbit/s of pulls for 30 ms, from a receiver busy with others'
+	 * (else the tunnel restarts with a BDP whenever it is short) */
+	for (int i = 0; i < 30; i++) {
+		ctl_busy(f, EQ_T_PULL, isn + f->rec.n_data, pn++, 3000000);
+		run_until(f, f->now + 1000000);
+	}
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 0);
+	assert_true(f->rec.n_data < 50);
+	run_until(f, f->now + 3 * RTO_NS + 5000000);
+	eqds_peer_stats(f->e, PEER, &st);
+	assert_int_equal(st.peer_silent, 1);
+	n1 = f->rec.n_data;
+	run_until(f, f->now + 20000000);
+	sent = f->rec.n_data - n1;
+	print_message("# silent for 20 ms after pulls at a packet a millisecond: %u packets sent\n", sent);
+	assert_in_range(sent, 15, 25);
+	fx_free(f);
+}
+
 /* A receiver that is quiet when nothing of ours is in flight (RTS mode
  * before its first pull, or every packet ACKed with data still waiting):
  * no RTO fires to find it silent, so the RTSs that ask it to pull find it
@@ -1435,6 +1469,7 @@ int main(void)
 	cmocka_unit_test(credit__bdp_auto_keeps_to_the_lowest_rtt_while_trimmed),
 		cmocka_unit_test(rto__a_lost_retransmission_times_out_again),
 		cmocka_unit_test(rto__silent_receiver_does_not_stop_the_tunnel),
+		cmocka_unit_test(silent__goes_on_at_the_rate_its_pulls_came),
 		cmocka_unit_test(rts__an_unanswered_rts_with_nothing_in_flight_finds_the_receiver_silent),
 		cmocka_unit_test(silent__a_receiver_waiting_at_a_hole_gets_a_new_epoch),
 		cmocka_unit_test(silent__all_delivered_keeps_the_epoch),

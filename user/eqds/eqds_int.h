@@ -48,6 +48,11 @@ struct tx_tunnel {
 					 * speaks (sender.c) */
 	bool		probed;		/* an RTO found the receiver quiet and asked
 					 * it with an RTS; cleared when it speaks */
+	/* The rate the receiver's pulls came at (bit/s, 0: not measured),
+	 * over spells of at least 4 pulls and two round trips from
+	 * grant_at: what the tunnel goes on at while the receiver is
+	 * silent, credit counted from silent_at (sender.c, silent_credit()). */
+	uint64_t	grant_bps, grant_at, grant_bytes, silent_at;
 	bool		silent_gap;	/* packets went as delivered while the
 					 * receiver was silent: it may wait for
 					 * some that never came (sender.c) */
@@ -259,6 +264,7 @@ void eqds_tx_early_note(const struct eqds *e, struct tx_tunnel *t, uint8_t type,
 bool eqds_tx_control(struct eqds *e, uint32_t peer, const struct eqt_hdr *h, uint64_t now);
 void eqds_tx_nacked(struct tx_tunnel *t, struct eqt_pkt *p, bool lost, uint64_t now);
 uint64_t eqds_tx_timers(struct eqds *e, uint32_t peer, uint64_t now);
+void eqds_tx_silent_credit(struct eqds *e, struct tx_tunnel *t, int64_t lent, uint64_t now);
 uint64_t eqds_tx_arbiter(struct eqds *e, uint64_t now);
 void eqds_tx_rtt_sample(const struct eqds *e, struct tx_tunnel *t, uint64_t r, uint64_t now);
 uint32_t eqds_tx_pull_target(const struct eqds *e, const struct tx_tunnel *t, uint64_t now);

@@ -161,13 +161,10 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	}
 	/* The receiver is silent (sender.c, the RTO): its XDP delivers
 	 * without its agent, and no credit will come; TC sends on a lease
-	 * kept a BDP full.  Its copies are freed at the next RTO. */
-	if (t->peer_silent) {
-		int64_t have = t->credit + (t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0);
-
-		if (have < (int64_t)tx_bdp(e, t))
-			t->credit += (int64_t)tx_bdp(e, t) - have;
-	}
+	 * kept full at the rate the pulls came at (a BDP at most).  Its
+	 * copies are freed at the next RTO. */
+	if (t->peer_silent)
+		eqds_tx_silent_credit(e, t, t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0, now);
 	/* As restart() does for a tunnel coming back from idle: nothing in
 	 * flight, trimming mode, the receiver not busy: one BDP may go
 	 * unscheduled.  Nothing in flight means no copy still on its way
