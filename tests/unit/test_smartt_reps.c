@@ -268,6 +268,34 @@ static void working_set__refreshed_one_at_a_time(void **state)
 	assert_false(r.known[0] & (1u << 1));
 }
 
+/* A timeout: the entropy in use leaves the set, and a fresh one is tried
+ * (the others marked, the set's next unmarked would be another like it:
+ * one whose last ACK came before its link died). */
+static void working_set__a_timeout_leaves_it(void **state)
+{
+	struct smartt_reps r;
+
+	assert_int_equal(smartt_reps_init(&r, 256, 3 * PKT), 0);
+	smartt_reps_keep(&r, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		smartt_reps_on_send(&r, PKT);
+	smartt_reps_on_ack(&r, 1, true);
+	smartt_reps_on_ack(&r, 2, true);
+	smartt_reps_on_ack(&r, 0, false);
+	assert_int_equal(r.nknown, 3);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 0);
+	smartt_reps_on_timeout(&r);
+	assert_int_equal(r.nknown, 2);
+	assert_false(r.known[0] & 1u);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 5);	/* fresh (the marks took 3, 4) */
+	/* Without a set, as a loss: a fresh one. */
+	assert_int_equal(smartt_reps_init(&r, 256, PKT), 0);
+	smartt_reps_on_send(&r, PKT);
+	smartt_reps_on_ack(&r, 0, false);
+	smartt_reps_on_timeout(&r);
+	assert_int_equal(smartt_reps_on_send(&r, PKT), 1);
+}
+
 /* One entropy kept, and it is marked: a fresh one, not itself. */
 static void working_set__of_one(void **state)
 {
@@ -457,6 +485,7 @@ int main(void)
 		cmocka_unit_test(proven__by_a_clean_ack_only),
 		cmocka_unit_test(working_set__a_mark_moves_within_it),
 		cmocka_unit_test(working_set__refreshed_one_at_a_time),
+		cmocka_unit_test(working_set__a_timeout_leaves_it),
 		cmocka_unit_test(working_set__of_one),
 		cmocka_unit_test(init__bounds),
 		cmocka_unit_test(spray__leaves_a_dead_path),

@@ -198,6 +198,13 @@ void smartt_reps_on_loss(struct smartt_reps *r)
 		r->cached = other(r, r->cached);
 }
 
+void smartt_reps_on_timeout(struct smartt_reps *r)
+{
+	if (r->have_cached)
+		unknow(r, r->cached);
+	smartt_reps_on_loss(r);
+}
+
 bool smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
 {
 	if (entropy >= r->n || was_lost_on(r, entropy))

@@ -95,6 +95,12 @@ uint32_t smartt_reps_on_send(struct smartt_reps *r, uint32_t bytes);
 void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn);
 /* A packet found lost (trimmed, timed out): a fresh one. */
 void smartt_reps_on_loss(struct smartt_reps *r);
+/* ... by a timeout: nothing came back at all.  The entropy in use leaves
+ * the working set (it may be dead: a set whose members' last ACKs, from
+ * before a link died, were clean kept the RTO's resends on the dead
+ * ones, the live ones skipped as marked, and two flows of eight stalled
+ * for the whole failure); then as a loss. */
+void smartt_reps_on_timeout(struct smartt_reps *r);
 /* The packet that went by `entropy` is lost (not trimmed: gone), or its
  * ACK that came back by it: that entropy is not explored again for a
  * while.  Whether it was not out already. */

@@ -293,7 +293,10 @@ static void lost(struct smartt *s, struct smt_tx *t, uint64_t bytes, bool rto, u
 	/* The path that lost it is left (REPS): a dead one returns no ACK,
 	 * and only this moves the cache off it. */
 	if (s->cfg.entropies && t->reps.have_cached) {
-		smartt_reps_on_loss(&t->reps);
+		if (rto)
+			smartt_reps_on_timeout(&t->reps);
+		else
+			smartt_reps_on_loss(&t->reps);
 		t->pub.repaths++;
 	}
 
