@@ -708,6 +708,52 @@ static void topup__never_in_rts_mode(void **state)
 	fx_free(f);
 }
 
+
+/* TC sends what the lease holds, each copy reaching the agent, as the
+ * agent's loop runs, every 100 us until `end`: how many went (the last
+ * one's seq in tc_last). */
+static uint32_t tc_last;
+
+static unsigned tc_runs(struct fx *f, uint64_t end)
+{
+	struct eqt_pkt *p;
+	uint32_t seq;
+	unsigned sent = 0;
+
+	for (; f->now < end; f->now += 100000) {
+		eqds_run(f->e, f->now);
+		eqds_lease_sync(f->e, f->now);
+		while ((p = tc(f, &seq))) {
+			copy(f, p);
+			tc_last = seq;
+			sent++;
+		}
+	}
+	return sent;
+}
+
+/* A silent receiver: TC's lease is kept full at the rate the receiver's
+ * pulls came at (a BDP at most), not a BDP at every sync, which the
+ * restart from idle also gave, nothing being held in flight: a pull a
+ * millisecond, then silence, and a packet a millisecond after it. */
+static void silent__the_lease_fills_at_the_pulls_rate(void **state)
+{
+	struct fx *f = fx_new(false);
+	uint32_t pn = PULL0, sent;
+
+	tc_last = establish(f, 0);
+	for (int i = 0; i < 30; i++) {	/* from a receiver busy with others' pulls */
+		tc_runs(f, f->now + 1000000);
+		ctl(f, EQ_T_PULL, tc_last + 1, ++pn, 3000000);
+	}
+	tc_runs(f, f->now + 3 * RTO_NS + 5000000);
+	assert_int_equal(stats(f).peer_silent, 1);
+	sent = tc_runs(f, f->now + 20000000);
+	print_message("# silent for 20 ms after pulls at a packet a millisecond: TC sent %u\n", sent);
+	assert_in_range(sent, 15, 25);
+	fx_free(f);
+}
+
 /* A copy that reaches the agent after an RST ended its epoch: the
  * receiver will not take its seq into the new epoch, so it goes again as
  * new data with a seq of the new one.  Either with data left in flight
@@ -1545,6 +1591,7 @@ int main(void)
 		cmocka_unit_test(topup__to_one_bdp_only_when_nothing_is_in_flight),
 		cmocka_unit_test(topup__waits_out_a_busy_receiver),
 		cmocka_unit_test(topup__never_in_rts_mode),
+		cmocka_unit_test(silent__the_lease_fills_at_the_pulls_rate),
 		cmocka_unit_test(copy_after_rst__goes_again_as_new_data),
 		cmocka_unit_test(restart__when_nothing_is_owed),
 		cmocka_unit_test(rts__not_while_pulls_are_owed),

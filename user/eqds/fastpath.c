@@ -168,8 +168,10 @@ void eqds_tx_lease_sync(struct eqds *e, uint32_t peer, uint64_t now)
 	/* As restart() does for a tunnel coming back from idle: nothing in
 	 * flight, trimming mode, the receiver not busy: one BDP may go
 	 * unscheduled.  Nothing in flight means no copy still on its way
-	 * either, of this lease or of earlier ones. */
-	if (!t->core.infl.n && !tx_copies_due(e, t, now) && !e->cfg.rts && now >= t->busy_until &&
+	 * either, of this lease or of earlier ones.  Not to a silent
+	 * receiver: with nothing held in flight, each sync would be a BDP. */
+	if (!t->peer_silent && !t->core.infl.n && !tx_copies_due(e, t, now) && !e->cfg.rts &&
+	    now >= t->busy_until &&
 	    (!t->lease_open || w.parts.seq - t->lease_seq0 == t->lease_copies)) {
 		int64_t have = t->credit + (t->lease_open ? (w.parts.bytes & EQ_LEASE_BYTES) : 0);
 

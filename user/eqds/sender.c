@@ -634,7 +634,7 @@ static uint32_t pick(void *ctx, uint32_t c, uint32_t from, struct eqt_q **head, 
 			continue;
 		*queued = true;
 		if (t->peer_silent && t->credit < (int64_t)q->head->len)
-			eqds_tx_silent_credit(e, t, 0, e->now);	/* no pulls to wait for */
+			eqds_tx_silent_credit(e, t, eqds_tx_lease_bytes(e, peer, t), e->now);
 		if (t->credit < (int64_t)q->head->len)
 			continue;
 		/* No new SYN packet beyond the epoch's SYN window: it waits
