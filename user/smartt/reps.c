@@ -31,9 +31,23 @@ void smartt_reps_restart(struct smartt_reps *r)
 	r->have_retired = false;
 }
 
+/* One bit per entropy: lost_on, known, marked. */
+static bool bit(const uint64_t *map, uint32_t e)
+{
+	return map[e / 64] & (1ULL << (e % 64));
+}
+
+static void set_bit(uint64_t *map, uint32_t e, bool on)
+{
+	if (on)
+		map[e / 64] |= 1ULL << (e % 64);
+	else
+		map[e / 64] &= ~(1ULL << (e % 64));
+}
+
 static bool was_lost_on(const struct smartt_reps *r, uint32_t e)
 {
-	return r->lost_on[e / 64] & (1ULL << (e % 64));
+	return bit(r->lost_on, e);
 }
 
 static void forget_losses(struct smartt_reps *r)
@@ -50,7 +64,7 @@ static void let_one_back(struct smartt_reps *r)
 
 	while (!was_lost_on(r, e))	/* nlost > 0: one is out */
 		e = e + 1 < r->n ? e + 1 : 0;
-	r->lost_on[e / 64] &= ~(1ULL << (e % 64));
+	set_bit(r->lost_on, e, false);
 	r->nlost--;
 	r->readmit = e + 1 < r->n ? e + 1 : 0;
 	r->lost_sent = 0;
@@ -74,7 +88,7 @@ static uint32_t fresh(struct smartt_reps *r)
 
 static bool is_known(const struct smartt_reps *r, uint32_t e)
 {
-	return r->known[e / 64] & (1ULL << (e % 64));
+	return bit(r->known, e);
 }
 
 /* Its round trip works: into the working set, if there is room. */
@@ -83,7 +97,7 @@ static void know(struct smartt_reps *r, uint32_t e)
 	if (r->nknown >= r->keep || is_known(r, e) || was_lost_on(r, e) ||
 	    (r->have_retired && r->retired == e))
 		return;
-	r->known[e / 64] |= 1ULL << (e % 64);
+	set_bit(r->known, e, true);
 	r->nknown++;
 }
 
@@ -91,16 +105,8 @@ static void unknow(struct smartt_reps *r, uint32_t e)
 {
 	if (!is_known(r, e))
 		return;
-	r->known[e / 64] &= ~(1ULL << (e % 64));
+	set_bit(r->known, e, false);
 	r->nknown--;
-}
-
-static void set_marked(struct smartt_reps *r, uint32_t e, bool marked)
-{
-	if (marked)
-		r->marked[e / 64] |= 1ULL << (e % 64);
-	else
-		r->marked[e / 64] &= ~(1ULL << (e % 64));
 }
 
 /* The working set's next after `from`, in turn, other than `skip`, and
@@ -180,11 +186,11 @@ void smartt_reps_on_ack(struct smartt_reps *r, uint32_t entropy, bool ecn)
 		/* Marked: that path is congested (and works); the next send
 		 * takes another. */
 		know(r, entropy);
-		set_marked(r, entropy, true);
+		set_bit(r->marked, entropy, true);
 		r->cached = other(r, entropy);
 	} else {
 		know(r, entropy);
-		set_marked(r, entropy, false);
+		set_bit(r->marked, entropy, false);
 		r->cached = entropy;
 		r->clean = entropy;
 		r->have_clean = true;
@@ -211,7 +217,7 @@ bool smartt_reps_on_path_lost(struct smartt_reps *r, uint32_t entropy)
 		return false;
 	if (!r->nlost)
 		r->lost_sent = 0;
-	r->lost_on[entropy / 64] |= 1ULL << (entropy % 64);
+	set_bit(r->lost_on, entropy, true);
 	r->nlost++;
 	unknow(r, entropy);
 	if (r->have_clean && r->clean == entropy)
